@@ -1,0 +1,1 @@
+"""The gin rummy engine: standard library only, no I/O."""

@@ -1,0 +1,167 @@
+"""Cards as ints, hands as bitmasks.
+
+Bit layout of a hand (python-chess style: plain ints with names)::
+
+    bit  63 ........ 48 47 ........ 32 31 ........ 16 15 ......... 0
+         | clubs lane  | diamonds lane | hearts lane  | spades lane  |
+    lane bit 0 = Ace, 1 = Two, ..., 12 = King; bits 13-15 of a lane are always 0.
+
+A card is the index of its bit: ``suit * 16 + rank`` with rank 0 (Ace) to 12 (King).
+Because each suit has its own 16-bit lane with three empty bits on top, a run is found
+with shifts and ANDs (``h & h >> 1 & h >> 2`` marks the low card of every 3-run) and a
+shift can never wrap a King onto the next suit's Ace.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+Card = int
+Hand = int
+
+RANK_CHARS = "A23456789TJQK"
+SUIT_CHARS = "shdc"
+SUIT_SYMBOLS = "♠♥♦♣"
+SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+LANE_BITS = 16
+RANK_MASK = (1 << 13) - 1
+FULL_DECK: Hand = RANK_MASK | RANK_MASK << 16 | RANK_MASK << 32 | RANK_MASK << 48
+ALL_CARDS: tuple[Card, ...] = tuple(s * LANE_BITS + r for s in range(4) for r in range(13))
+SPADES = 0
+
+
+class CardError(ValueError):
+    """A card or hand that cannot be parsed or is not valid for the request."""
+
+    def __init__(self, message: str, card: str | None = None) -> None:
+        super().__init__(message)
+        self.card = card
+
+
+def make_card(rank: int, suit: int) -> Card:
+    """The card of rank 0-12 (Ace..King) and suit 0-3 (s, h, d, c)."""
+    return suit * LANE_BITS + rank
+
+
+def card_rank(card: Card) -> int:
+    """Rank index 0 (Ace) to 12 (King)."""
+    return card & 15
+
+
+def card_suit(card: Card) -> int:
+    """Suit index 0-3 (spades, hearts, diamonds, clubs)."""
+    return card >> 4
+
+
+def card_value(card: Card) -> int:
+    """Deadwood value: Ace 1, 2-10 face value, J/Q/K 10."""
+    return min(card_rank(card) + 1, 10)
+
+
+def card_bit(card: Card) -> Hand:
+    """The one-card hand holding ``card``."""
+    return 1 << card
+
+
+_CARD_RE = re.compile(r"^\s*(10|[2-9atjqkAJQKT])\s*([shdcSHDC♠♥♦♣♤♡♢♧])\s*$")
+_SUIT_OF = {**{c: i for i, c in enumerate(SUIT_CHARS)}, **{c: i for i, c in enumerate(SUIT_SYMBOLS)},
+            **{c: i for i, c in enumerate("♤♡♢♧")}}
+
+
+def parse_card(text: str) -> Card:
+    """Parse ``As``, ``AS``, ``10h``, ``Th``, ``T♥``, ``a♠`` into a card."""
+    match = _CARD_RE.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise CardError(
+            f"unknown card {text!r}: expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)",
+            card=str(text),
+        )
+    rank_text, suit_text = match.groups()
+    rank = 9 if rank_text == "10" else RANK_CHARS.index(rank_text.upper())
+    return make_card(rank, _SUIT_OF[suit_text.lower()])
+
+
+def format_card(card: Card) -> str:
+    """Canonical two-character form: rank upper case, suit lower case (``Th``)."""
+    return RANK_CHARS[card_rank(card)] + SUIT_CHARS[card_suit(card)]
+
+
+def iter_cards(hand: Hand) -> Iterator[Card]:
+    """The cards of a hand, in bit order (by suit s h d c, then rank)."""
+    while hand:
+        low = hand & -hand
+        yield low.bit_length() - 1
+        hand ^= low
+
+
+def hand_cards(hand: Hand) -> list[Card]:
+    """The cards of a hand as a list, in bit order."""
+    return list(iter_cards(hand))
+
+
+def display_order(hand: Hand) -> list[Card]:
+    """The cards of a hand sorted for people: by rank, then suit."""
+    return sorted(iter_cards(hand), key=lambda c: (card_rank(c), card_suit(c)))
+
+
+def hand_size(hand: Hand) -> int:
+    """Number of cards in a hand."""
+    return hand.bit_count()
+
+
+def hand_value(hand: Hand) -> int:
+    """Sum of the deadwood values of the cards of a hand."""
+    total = 0
+    for suit in range(4):
+        lane = hand >> (suit * LANE_BITS) & RANK_MASK
+        total += _LANE_VALUE[lane & 0x7F] + _LANE_HIGH_VALUE[lane >> 7]
+    return total
+
+
+_LANE_VALUE = tuple(sum(r + 1 for r in range(7) if m >> r & 1) for m in range(128))
+_LANE_HIGH_VALUE = tuple(sum(min(r + 8, 10) for r in range(6) if m >> r & 1) for m in range(64))
+
+
+def split_hand_text(text: str) -> list[str]:
+    """Split ``"As 2s,3s"`` into card tokens (spaces and/or commas)."""
+    return [token for token in re.split(r"[\s,]+", text.strip()) if token]
+
+
+def parse_cards(cards: str | Iterable[str]) -> list[Card]:
+    """Parse a list of card strings, or one string of cards, keeping order; rejects duplicates."""
+    tokens = split_hand_text(cards) if isinstance(cards, str) else list(cards)
+    seen: dict[Card, str] = {}
+    for token in tokens:
+        card = parse_card(token)
+        if card in seen:
+            raise CardError(f"duplicate card {format_card(card)}", card=str(token))
+        seen[card] = token
+    return list(seen)
+
+
+def parse_hand(cards: str | Iterable[str], sizes: Iterable[int] | None = None) -> Hand:
+    """Parse cards into a hand; ``sizes`` lists the allowed numbers of cards."""
+    parsed = parse_cards(cards)
+    if sizes is not None:
+        allowed = sorted(set(sizes))
+        if len(parsed) not in allowed:
+            wanted = " or ".join(map(str, allowed))
+            raise CardError(f"a hand here has {wanted} cards, got {len(parsed)}")
+    hand = 0
+    for card in parsed:
+        hand |= 1 << card
+    return hand
+
+
+def format_hand(hand: Hand) -> list[str]:
+    """A hand as canonical card strings, by rank then suit."""
+    return [format_card(card) for card in display_order(hand)]
+
+
+def hand_from_cards(cards: Iterable[Card]) -> Hand:
+    """The hand holding the given cards."""
+    hand = 0
+    for card in cards:
+        hand |= 1 << card
+    return hand

@@ -1,0 +1,327 @@
+"""Melds, least deadwood and every optimal arrangement of a hand.
+
+A meld is a hand (bitmask) of 3+ cards: a set (3 or 4 of a rank) or a run (3+ consecutive
+cards of a suit, Ace low). Arranging a hand is packing disjoint melds so that the melded
+value is largest; deadwood is the value of what is left.
+
+The exact solver branches on the lowest card still free: either it stays unmelded, or it
+goes into one of the melds that contain it and fit in what is free. Every packing is reached
+exactly once, and results are memoised on the free-card mask, so an 11-card hand shares its
+work across all eleven discards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from .cards import (
+    LANE_BITS,
+    RANK_MASK,
+    Card,
+    Hand,
+    card_rank,
+    card_suit,
+    card_value,
+    display_order,
+    format_card,
+    hand_value,
+    iter_cards,
+)
+
+Meld = int
+T = TypeVar("T")
+
+_RANK_COLUMN = 1 | 1 << 16 | 1 << 32 | 1 << 48
+
+
+def _lane_run_cover(lane: int) -> int:
+    """Bits of a 13-bit lane that lie in a run of 3 or more."""
+    starts = lane & lane >> 1 & lane >> 2
+    return starts | starts << 1 | starts << 2
+
+
+_LANE_VALUE = tuple(hand_value(lane) for lane in range(1 << 13))
+_LANE_RUN_COVER = tuple(_lane_run_cover(lane) for lane in range(1 << 13))
+_LANE_DEADWOOD = tuple(_LANE_VALUE[lane & ~_LANE_RUN_COVER[lane]] for lane in range(1 << 13))
+
+
+def is_run(meld: Meld) -> bool:
+    """True when the meld's cards share one suit (a run), False for a set."""
+    return card_suit(meld.bit_length() - 1) == card_suit((meld & -meld).bit_length() - 1)
+
+
+def is_valid_meld(cards: Hand) -> bool:
+    """True for a set of 3-4 cards of one rank or a run of 3+ consecutive cards of one suit."""
+    count = cards.bit_count()
+    if count < 3:
+        return False
+    low = (cards & -cards).bit_length() - 1
+    if is_run(cards):
+        return cards == ((1 << count) - 1) << low
+    return count <= 4 and cards & ~(_RANK_COLUMN << card_rank(low)) == 0
+
+
+def _set_ranks(hand: Hand) -> int:
+    """Rank bits (0-12) held in at least three suits."""
+    a, b = hand & RANK_MASK, hand >> 16 & RANK_MASK
+    c, d = hand >> 32 & RANK_MASK, hand >> 48 & RANK_MASK
+    return (a & b & (c | d)) | (c & d & (a | b))
+
+
+def find_melds(hand: Hand) -> list[Meld]:
+    """Every meld inside the hand: each run and sub-run, each 3- and 4-card set."""
+    melds: list[Meld] = []
+    starts = hand & hand >> 1 & hand >> 2
+    while starts:
+        low = starts & -starts
+        starts ^= low
+        run = low * 7
+        while run & hand == run:
+            melds.append(run)
+            run |= 1 << run.bit_length()
+    ranks = _set_ranks(hand)
+    while ranks:
+        low = ranks & -ranks
+        ranks ^= low
+        column = hand & _RANK_COLUMN * low
+        melds.append(column)
+        if column.bit_count() == 4:
+            melds.extend(column ^ (c & -c) for c in _single_bits(column))
+    return melds
+
+
+def _single_bits(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low
+        mask ^= low
+
+
+def min_deadwood(hand: Hand) -> int:
+    """The least deadwood of a hand of any size (exact)."""
+    lanes = (hand & RANK_MASK, hand >> 16 & RANK_MASK, hand >> 32 & RANK_MASK, hand >> 48 & RANK_MASK)
+    a, b, c, d = lanes
+    set_ranks = (a & b & (c | d)) | (c & d & (a | b))
+    deadwood = _LANE_DEADWOOD[a] + _LANE_DEADWOOD[b] + _LANE_DEADWOOD[c] + _LANE_DEADWOOD[d]
+    if not set_ranks:
+        return deadwood
+    covers = _LANE_RUN_COVER
+    if not set_ranks & (covers[a] | covers[b] | covers[c] | covers[d]):
+        values = _LANE_VALUE
+        return deadwood - (values[a & set_ranks] + values[b & set_ranks]
+                           + values[c & set_ranks] + values[d & set_ranks])
+    return hand_value(hand) - _Packer.of_melds(hand).best(hand)
+
+
+@dataclass(frozen=True)
+class Candidate(Generic[T]):
+    """A group of cards that may be taken together (a meld or a layoff), with a tag."""
+
+    cards: Hand
+    value: int
+    tag: T
+
+
+class _Packer(Generic[T]):
+    """Exact packing of disjoint candidates, maximising the covered value."""
+
+    def __init__(self, candidates: Iterable[Candidate[T]]) -> None:
+        self.by_card: dict[Card, list[Candidate[T]]] = {}
+        self.coverable = 0
+        for candidate in candidates:
+            self.coverable |= candidate.cards
+            for card in iter_cards(candidate.cards):
+                self.by_card.setdefault(card, []).append(candidate)
+        self.memo: dict[Hand, int] = {0: 0}
+
+    @classmethod
+    def of_melds(cls, hand: Hand) -> _Packer[None]:
+        """A packer over every meld of ``hand``."""
+        return _Packer(Candidate(m, hand_value(m), None) for m in find_melds(hand))
+
+    def best(self, free: Hand) -> int:
+        """The largest value coverable inside ``free``."""
+        free &= self.coverable
+        memo = self.memo
+        found = memo.get(free)
+        if found is not None:
+            return found
+        low = free & -free
+        best = self.best(free ^ low)
+        for candidate in self.by_card[low.bit_length() - 1]:
+            cards = candidate.cards
+            if cards & free == cards:
+                value = candidate.value + self.best(free ^ cards)
+                if value > best:
+                    best = value
+        memo[free] = best
+        return best
+
+    def optimal(self, free: Hand) -> Iterator[tuple[Candidate[T], ...]]:
+        """Every packing inside ``free`` that covers the largest value."""
+        free &= self.coverable
+        if not free:
+            yield ()
+            return
+        target = self.best(free)
+        low = free & -free
+        if self.best(free ^ low) == target:
+            yield from self.optimal(free ^ low)
+        for candidate in self.by_card[low.bit_length() - 1]:
+            cards = candidate.cards
+            if cards & free == cards and candidate.value + self.best(free ^ cards) == target:
+                for rest in self.optimal(free ^ cards):
+                    yield (candidate, *rest)
+
+    def within(self, free: Hand, budget: int) -> Iterator[tuple[Candidate[T], ...]]:
+        """Every packing inside ``free`` leaving at most ``budget`` value uncovered."""
+        if hand_value(free) - self.best(free) > budget:
+            return
+        free_coverable = free & self.coverable
+        if not free_coverable:
+            yield ()
+            return
+        low = free_coverable & -free_coverable
+        card = low.bit_length() - 1
+        yield from self.within(free ^ low, budget - card_value(card))
+        for candidate in self.by_card[card]:
+            cards = candidate.cards
+            if cards & free == cards:
+                for rest in self.within(free ^ cards, budget):
+                    yield (candidate, *rest)
+
+
+def merge_runs(melds: Iterable[Meld]) -> tuple[Meld, ...]:
+    """Join runs of one suit that touch end to end, and sort the melds for display."""
+    melds = tuple(melds)
+    runs = sorted(m for m in melds if is_run(m))
+    sets = [m for m in melds if not is_run(m)]
+    merged: list[Meld] = []
+    for run in runs:
+        if merged and run & -run == 1 << merged[-1].bit_length():
+            merged[-1] |= run
+        else:
+            merged.append(run)
+    return tuple(sorted(merged + sets, key=meld_sort_key))
+
+
+def meld_sort_key(meld: Meld) -> tuple[int, int]:
+    """Melds ordered by their lowest card's rank, then suit."""
+    low = display_order(meld)[0]
+    return card_rank(low), card_suit(low)
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """A hand laid out: disjoint melds and the unmelded rest."""
+
+    melds: tuple[Meld, ...]
+    deadwood_cards: Hand
+
+    @property
+    def deadwood(self) -> int:
+        """Value of the unmelded cards."""
+        return hand_value(self.deadwood_cards)
+
+    @property
+    def hand(self) -> Hand:
+        """Every card of the arrangement."""
+        total = self.deadwood_cards
+        for meld in self.melds:
+            total |= meld
+        return total
+
+    @classmethod
+    def of(cls, hand: Hand, melds: Iterable[Meld]) -> Arrangement:
+        """The arrangement of ``hand`` that lays out ``melds`` (runs that touch are joined)."""
+        melds = tuple(melds)
+        melded = 0
+        for meld in melds:
+            melded |= meld
+        return cls(merge_runs(melds), hand & ~melded)
+
+    def __repr__(self) -> str:
+        shown = [" ".join(format_card(c) for c in display_order(m)) for m in self.melds]
+        dead = " ".join(format_card(c) for c in display_order(self.deadwood_cards))
+        return f"Arrangement(melds={shown}, deadwood={dead!r} ({self.deadwood}))"
+
+
+def _unique(arrangements: Iterable[Arrangement]) -> list[Arrangement]:
+    return list(dict.fromkeys(arrangements))
+
+
+def optimal_arrangements(hand: Hand) -> list[Arrangement]:
+    """Every distinct arrangement with the least deadwood (touching runs joined)."""
+    packer = _Packer.of_melds(hand)
+    found = _unique(Arrangement.of(hand, (c.cards for c in p)) for p in packer.optimal(hand))
+    return sorted(found, key=_arrangement_sort_key)
+
+
+def best_arrangement(hand: Hand) -> Arrangement:
+    """One arrangement with the least deadwood."""
+    return optimal_arrangements(hand)[0]
+
+
+def arrangements_within(hand: Hand, max_deadwood: int) -> list[Arrangement]:
+    """Every distinct arrangement whose deadwood is at most ``max_deadwood``, least first."""
+    packer = _Packer.of_melds(hand)
+    found = _unique(Arrangement.of(hand, (c.cards for c in p)) for p in packer.within(hand, max_deadwood))
+    return sorted(found, key=_arrangement_sort_key)
+
+
+def _arrangement_sort_key(arrangement: Arrangement) -> tuple[int, int, tuple[tuple[int, int], ...]]:
+    return arrangement.deadwood, len(arrangement.melds), tuple(meld_sort_key(m) for m in arrangement.melds)
+
+
+@dataclass(frozen=True)
+class DiscardOption:
+    """An 11-card hand after discarding ``card``: the least deadwood and its arrangements."""
+
+    card: Card
+    deadwood: int
+    arrangements: tuple[Arrangement, ...]
+
+
+@dataclass(frozen=True)
+class DrawnHandAnalysis:
+    """An 11-card hand: every discard (best first) and big gin if all 11 cards meld."""
+
+    hand: Hand
+    options: tuple[DiscardOption, ...]
+    big_gin: Arrangement | None
+
+    @property
+    def deadwood(self) -> int:
+        """The least deadwood after the best discard."""
+        return self.options[0].deadwood
+
+    @property
+    def best_discards(self) -> list[Card]:
+        """Every discard that reaches the least deadwood."""
+        return [o.card for o in self.options if o.deadwood == self.deadwood]
+
+
+def analyze_drawn_hand(hand: Hand) -> DrawnHandAnalysis:
+    """Exact analysis of a hand just after a draw: the least deadwood over every discard."""
+    packer = _Packer.of_melds(hand)
+    options = []
+    for card in iter_cards(hand):
+        rest = hand & ~(1 << card)
+        arrangements = sorted(
+            _unique(Arrangement.of(rest, (c.cards for c in p)) for p in packer.optimal(rest)),
+            key=_arrangement_sort_key,
+        )
+        options.append(DiscardOption(card, hand_value(rest) - packer.best(rest), tuple(arrangements)))
+    options.sort(key=lambda o: (o.deadwood, -card_value(o.card), card_suit(o.card)))
+    big_gin = None
+    if packer.best(hand) == hand_value(hand):
+        big_gin = Arrangement.of(hand, (c.cards for c in next(packer.optimal(hand))))
+    return DrawnHandAnalysis(hand, tuple(options), big_gin)
+
+
+def pack(candidates: Sequence[Candidate[T]], free: Hand) -> tuple[int, tuple[Candidate[T], ...]]:
+    """Largest value coverable in ``free`` by disjoint candidates, and one packing reaching it."""
+    packer = _Packer(candidates)
+    return packer.best(free), next(packer.optimal(free))
