@@ -1,0 +1,57 @@
+"""Which discards of a just-drawn hand allow a legal knock, gin or big gin."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import Card, CardError, Hand, card_value, format_card
+from .melds import Arrangement, analyze_drawn_hand
+from .rules import Rules
+
+
+def knock_limit(rules: Rules, upcard: Card | None = None) -> int:
+    """The most deadwood a knocker may hold: Oklahoma takes it from the first upcard."""
+    if not rules.oklahoma:
+        return rules.knock_limit
+    if upcard is None:
+        raise CardError("Oklahoma rules need the first upcard to set the knock limit", card=None)
+    value = card_value(upcard)
+    if value == 1 and rules.oklahoma_ace == "gin_only":
+        return 0
+    return value
+
+
+@dataclass(frozen=True)
+class KnockOption:
+    """A discard after which the remaining ten cards may be laid out as a knock."""
+
+    card: Card
+    deadwood: int
+    gin: bool
+    arrangement: Arrangement
+
+
+def check_discard(hand: Hand, card: Card, rules: Rules, drawn_from_discard: Card | None) -> None:
+    """Raise CardError if ``card`` may not be discarded from ``hand`` under ``rules``."""
+    if not hand >> card & 1:
+        raise CardError(f"discard {format_card(card)} is not in the hand", card=format_card(card))
+    if card == drawn_from_discard and not rules.discard_pickup_allowed:
+        raise CardError(
+            f"{format_card(card)} was just taken from the discard pile and may not be discarded this turn",
+            card=format_card(card),
+        )
+
+
+def knock_options(
+    hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None
+) -> list[KnockOption]:
+    """Every legal knocking discard of an 11-card hand, least deadwood first."""
+    limit = knock_limit(rules, upcard)
+    options = []
+    for option in analyze_drawn_hand(hand).options:
+        if option.deadwood > limit:
+            break
+        if option.card == drawn_from_discard and not rules.discard_pickup_allowed:
+            continue
+        options.append(KnockOption(option.card, option.deadwood, option.deadwood == 0, option.arrangements[0]))
+    return options

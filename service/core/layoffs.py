@@ -1,0 +1,104 @@
+"""Layoffs: the defender's cards added to the knocker's melds, and the defender's best result.
+
+A layoff onto a 3-card set is its fourth card. A layoff onto a run extends one of its ends and may
+chain outward (after 9h onto 6h-7h-8h, Th may follow); each chain is a candidate group of cards, as
+long as each of its prefixes. The defender's best result packs its own melds and these chains
+together with the exact packer, so melding and laying off are optimised jointly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from .cards import Card, CardError, Hand, card_rank, format_card, format_hand, hand_value
+from .melds import Candidate, find_melds, is_run, is_valid_meld, merge_runs, pack
+
+_RANK_COLUMN = 1 | 1 << 16 | 1 << 32 | 1 << 48
+
+
+@dataclass(frozen=True)
+class Layoff:
+    """The defender's ``card`` laid onto the knocker's meld number ``meld_index``."""
+
+    card: Card
+    meld_index: int
+
+
+@dataclass(frozen=True)
+class DefenderResult:
+    """The defender's own melds, its layoffs in playable order, and what stays deadwood."""
+
+    melds: tuple[int, ...]
+    layoffs: tuple[Layoff, ...]
+    deadwood_cards: Hand
+
+    @property
+    def deadwood(self) -> int:
+        """Value of the defender's cards neither melded nor laid off."""
+        return hand_value(self.deadwood_cards)
+
+
+def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None) -> None:
+    """Raise CardError unless the melds are valid, disjoint and (if given) inside the knocker's hand."""
+    seen = 0
+    for index, meld in enumerate(melds):
+        shown = " ".join(format_hand(meld))
+        if not is_valid_meld(meld):
+            raise CardError(f"knocker meld {index} ({shown}) is not a set of 3-4 or a run of 3+", card=shown)
+        if meld & seen:
+            card = format_card((meld & seen & -(meld & seen)).bit_length() - 1)
+            raise CardError(f"{card} is in more than one knocker meld", card=card)
+        if knocker is not None and meld & ~knocker:
+            card = format_card((meld & ~knocker & -(meld & ~knocker)).bit_length() - 1)
+            raise CardError(f"knocker meld {index} uses {card}, which is not in the knocker's hand", card=card)
+        seen |= meld
+
+
+def _layoff_chains(meld: int, defender: Hand) -> Iterator[tuple[Card, ...]]:
+    """Every chain of the defender's cards that can be laid off onto ``meld``, in playable order."""
+    if not is_run(meld):
+        missing = _RANK_COLUMN << card_rank(meld.bit_length() - 1) & ~meld & defender
+        if meld.bit_count() == 3 and missing:
+            yield (missing.bit_length() - 1,)
+        return
+    for step, card in ((-1, (meld & -meld).bit_length() - 2), (1, meld.bit_length())):
+        chain: tuple[Card, ...] = ()
+        while _in_lane(card, meld) and defender >> card & 1:
+            chain += (card,)
+            yield chain
+            card += step
+
+
+def _in_lane(card: Card, meld: int) -> bool:
+    """True when ``card`` is a real card of the run's suit (no step off either end)."""
+    return card >= 0 and card >> 4 == (meld.bit_length() - 1) >> 4 and card_rank(card) <= 12
+
+
+def possible_layoffs(knocker_melds: Sequence[int], defender: Hand) -> list[Layoff]:
+    """Every card the defender could lay off, onto which meld (chains count)."""
+    found = {
+        Layoff(card, index)
+        for index, meld in enumerate(knocker_melds)
+        for chain in _layoff_chains(meld, defender)
+        for card in chain
+    }
+    return sorted(found, key=lambda layoff: (layoff.meld_index, layoff.card))
+
+
+def best_defence(knocker_melds: Sequence[int], defender: Hand) -> DefenderResult:
+    """The defender's least deadwood over its own melds and its layoffs chosen together."""
+    candidates: list[Candidate[tuple[Layoff, ...]]] = [
+        Candidate(meld, hand_value(meld), ()) for meld in find_melds(defender)
+    ]
+    for index, meld in enumerate(knocker_melds):
+        for chain in _layoff_chains(meld, defender):
+            cards = sum(1 << c for c in chain)
+            candidates.append(Candidate(cards, hand_value(cards), tuple(Layoff(c, index) for c in chain)))
+    _, packing = pack(candidates, defender)
+    covered = 0
+    for candidate in packing:
+        covered |= candidate.cards
+    own = merge_runs(c.cards for c in packing if not c.tag)
+    layoffs = tuple(sorted((lay for c in packing for lay in c.tag), key=lambda lay: lay.meld_index))
+    return DefenderResult(own, layoffs, defender & ~covered)

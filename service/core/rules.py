@@ -1,0 +1,161 @@
+"""Rule parameters, their meanings, and named presets for each source rule set."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal, get_args
+
+OklahomaAce = Literal["gin_only", "one"]
+Shutout = Literal["double_bonus", "double_score", "none"]
+
+
+class RulesError(ValueError):
+    """A rules value that is unknown or out of range; ``field`` names the parameter."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule that changes an answer. Immutable; build variants with ``resolve_rules``."""
+
+    knock_limit: int = 10
+    gin_bonus: int = 25
+    big_gin_bonus: int | None = 31
+    undercut_bonus: int = 25
+    undercut_on_tie: bool = True
+    oklahoma: bool = False
+    oklahoma_ace: OklahomaAce = "gin_only"
+    oklahoma_spades_double: bool = True
+    oklahoma_extra_boxes: bool = False
+    target: int = 100
+    game_bonus: int = 100
+    box_bonus: int = 25
+    shutout: Shutout = "double_bonus"
+    discard_pickup_allowed: bool = False
+    stock_end: int = 2
+
+
+@dataclass(frozen=True)
+class RuleParameter:
+    """What a rule parameter means, and the values it takes."""
+
+    name: str
+    description: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+    nullable: bool = False
+
+    @property
+    def default(self) -> object:
+        """The parameter's value in the default rules."""
+        return getattr(DEFAULT_RULES, self.name)
+
+    @property
+    def kind(self) -> str:
+        """JSON type of the parameter: integer, boolean or string."""
+        value = self.default if self.default is not None else 0
+        return {bool: "boolean", int: "integer", str: "string"}[type(value)]
+
+
+DEFAULT_RULES = Rules()
+
+RULE_PARAMETERS: tuple[RuleParameter, ...] = (
+    RuleParameter("knock_limit", "Most deadwood a knocker may hold (ignored when oklahoma is on).", 0, 10),
+    RuleParameter("gin_bonus", "Bonus for going gin, on top of the defender's deadwood.", 0, 1000),
+    RuleParameter("big_gin_bonus", "Bonus for big gin (all 11 cards melded, no discard); null: not played.",
+                  0, 1000, nullable=True),
+    RuleParameter("undercut_bonus", "Bonus to the defender for an undercut, on top of the difference.", 0, 1000),
+    RuleParameter("undercut_on_tie", "An equal count is an undercut; if false a tie scores nothing."),
+    RuleParameter("oklahoma", "Oklahoma gin: the first upcard's value sets the knock limit."),
+    RuleParameter("oklahoma_ace", "Oklahoma with an Ace upcard: gin only, or knock with 1.",
+                  choices=get_args(OklahomaAce)),
+    RuleParameter("oklahoma_spades_double", "Oklahoma: a spade first upcard doubles the hand's score."),
+    RuleParameter("oklahoma_extra_boxes", "Oklahoma: 1 extra box for an undercut, 2 for gin (doubled on spades)."),
+    RuleParameter("target", "Running total that ends the game.", 1, 10000),
+    RuleParameter("game_bonus", "Bonus to the player who reaches the target.", 0, 10000),
+    RuleParameter("box_bonus", "Line or box bonus per hand won (and per extra box), added at the end.", 0, 1000),
+    RuleParameter("shutout", "When the loser scored nothing: double the game bonus, double the winner's "
+                  "whole score, or nothing.", choices=get_args(Shutout)),
+    RuleParameter("discard_pickup_allowed", "A card taken from the discard pile may be discarded in the "
+                  "same turn."),
+    RuleParameter("stock_end", "Cards left in the stock at which a hand without a knock is a draw.", 0, 10),
+)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named rule set and the source document it follows."""
+
+    name: str
+    rules: Rules
+    source: str
+    description: str
+
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset("standard", Rules(box_bonus=20, big_gin_bonus=None, shutout="none"), "seed 000",
+               "Gin 25, undercut 25 (ties undercut), game 100 to 100, box 20, no big gin, no shutout."),
+        Preset("hoyle", Rules(big_gin_bonus=None, shutout="double_score"), "seed 001",
+               "As standard with box 25, and a shutout doubles the winner's whole score."),
+        Preset("online", Rules(game_bonus=0, box_bonus=0, shutout="none"), "seed 002",
+               "Big gin 31, no game or box bonus, the card taken from the pile may not be discarded."),
+        Preset("traditional", Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20),
+               "seed 003 main text", "Gin 20, undercut 10, box 20, game 100 (200 after a shutout)."),
+        Preset("gra", Rules(big_gin_bonus=None, discard_pickup_allowed=True), "seed 003 variations",
+               "Gin, undercut and box 25; the card taken from the pile may be discarded at once."),
+        Preset("oklahoma", Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20,
+                                 oklahoma=True, target=150), "seed 003 Oklahoma gin",
+               "Traditional scoring; the first upcard sets the knock limit, spades double, game to 150."),
+        Preset("partnership", Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20,
+                                    target=125), "seed 003 four players",
+               "Traditional scoring for two teams of two; first team to 125."),
+    )
+}
+
+_PARAMETERS_BY_NAME = {p.name: p for p in RULE_PARAMETERS}
+assert set(_PARAMETERS_BY_NAME) == {f.name for f in fields(Rules)}
+
+
+def _check_value(parameter: RuleParameter, value: object) -> None:
+    name = parameter.name
+    if value is None:
+        if not parameter.nullable:
+            raise RulesError(name, "may not be null")
+        return
+    if parameter.kind == "boolean":
+        if not isinstance(value, bool):
+            raise RulesError(name, "expected true or false")
+    elif parameter.kind == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RulesError(name, "expected an integer")
+        if parameter.minimum is not None and value < parameter.minimum:
+            raise RulesError(name, f"expected at least {parameter.minimum}, got {value}")
+        if parameter.maximum is not None and value > parameter.maximum:
+            raise RulesError(name, f"expected at most {parameter.maximum}, got {value}")
+    elif value not in parameter.choices:
+        raise RulesError(name, f"expected one of {', '.join(parameter.choices)}, got {value!r}")
+
+
+def resolve_rules(preset: str | None = None, overrides: Mapping[str, object] | None = None) -> Rules:
+    """The rules of a preset (default rules if none) with parameter overrides applied."""
+    if preset is None:
+        base = DEFAULT_RULES
+    elif preset in PRESETS:
+        base = PRESETS[preset].rules
+    else:
+        raise RulesError("preset", f"unknown preset {preset!r}; expected one of {', '.join(PRESETS)}")
+    changes: dict[str, Any] = dict(overrides or {})
+    for name, value in changes.items():
+        parameter = _PARAMETERS_BY_NAME.get(name)
+        if parameter is None:
+            raise RulesError(name, "unknown rule parameter")
+        _check_value(parameter, value)
+    return replace(base, **changes) if changes else base

@@ -1,0 +1,246 @@
+"""Round and game scores: knock, undercut, gin, big gin, Oklahoma, bonuses, partnerships."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .cards import SPADES, Card, CardError, Hand, card_suit, format_card, hand_size
+from .knocks import check_discard, knock_limit
+from .layoffs import DefenderResult, best_defence, check_knocker_melds
+from .melds import Arrangement, arrangements_within, best_arrangement, min_deadwood
+from .rules import Rules
+
+Outcome = Literal["knock", "undercut", "gin", "big_gin", "tie"]
+Side = Literal["knocker", "defender"]
+
+
+class IllegalKnockError(ValueError):
+    """A knock whose deadwood is above the limit, or a big gin that does not meld."""
+
+    def __init__(self, deadwood: int, limit: int, message: str | None = None) -> None:
+        super().__init__(message or f"the knocker's deadwood is {deadwood}, above the knock limit of {limit}")
+        self.deadwood = deadwood
+        self.limit = limit
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """A scored round: who won, how, how many points, and both sides laid out."""
+
+    outcome: Outcome
+    winner: Side | None
+    points: int
+    knocker: Arrangement
+    defender: DefenderResult
+    knock_limit: int
+    doubled: bool
+    extra_boxes: int
+    discard: Card | None
+
+
+def _side_points(outcome: Outcome, knocker_deadwood: int, defender_deadwood: int, rules: Rules) -> int:
+    """Points of a round before Oklahoma doubling, positive for the knocker, negative for the defender."""
+    if outcome == "gin":
+        return rules.gin_bonus + defender_deadwood
+    if outcome == "big_gin":
+        assert rules.big_gin_bonus is not None
+        return rules.big_gin_bonus + defender_deadwood
+    if outcome == "knock":
+        return defender_deadwood - knocker_deadwood
+    if outcome == "undercut":
+        return -(knocker_deadwood - defender_deadwood + rules.undercut_bonus)
+    return 0
+
+
+def _knock_outcome(knocker_deadwood: int, defender_deadwood: int, rules: Rules) -> Outcome:
+    if knocker_deadwood < defender_deadwood:
+        return "knock"
+    if knocker_deadwood > defender_deadwood or rules.undercut_on_tie:
+        return "undercut"
+    return "tie"
+
+
+def _defend(knocker: Arrangement, defender: Hand) -> DefenderResult:
+    """The defender's answer: layoffs unless the knocker went gin."""
+    if knocker.deadwood == 0:
+        plain = best_arrangement(defender)
+        return DefenderResult(plain.melds, (), plain.deadwood_cards)
+    return best_defence(knocker.melds, defender)
+
+
+def _net_for_knocker(knocker: Arrangement, defence: DefenderResult, rules: Rules) -> int:
+    outcome: Outcome = "gin" if knocker.deadwood == 0 else _knock_outcome(knocker.deadwood, defence.deadwood, rules)
+    return _side_points(outcome, knocker.deadwood, defence.deadwood, rules)
+
+
+def knocker_choice(knocker: Hand, defender: Hand, rules: Rules, limit: int) -> tuple[Arrangement, DefenderResult]:
+    """The knocker's layout, among all within the limit, that scores best after the defender's best reply."""
+    options = arrangements_within(knocker, limit)
+    if not options:
+        raise IllegalKnockError(min_deadwood(knocker), limit)
+    if options[0].deadwood == 0:
+        return options[0], _defend(options[0], defender)
+    best: tuple[Arrangement, DefenderResult] | None = None
+    best_net = 0
+    for arrangement in options:
+        defence = _defend(arrangement, defender)
+        net = _net_for_knocker(arrangement, defence, rules)
+        if best is None or net > best_net:
+            best, best_net = (arrangement, defence), net
+    assert best is not None
+    return best
+
+
+def score_round(
+    knocker: Hand,
+    defender: Hand,
+    rules: Rules,
+    knocker_melds: Sequence[int] | None = None,
+    upcard: Card | None = None,
+    discard: Card | None = None,
+    drawn_from_discard: Card | None = None,
+) -> RoundResult:
+    """Score a knock: 10 cards (after the discard), or 11 with ``discard``, or 11 melded as big gin."""
+    if knocker & defender:
+        card = format_card((knocker & defender & -(knocker & defender)).bit_length() - 1)
+        raise CardError(f"{card} is in both hands", card=card)
+    if hand_size(defender) != 10:
+        raise CardError(f"the defender holds 10 cards, got {hand_size(defender)}")
+    if upcard is not None and (knocker | defender) >> upcard & 1 and upcard != drawn_from_discard:
+        raise CardError(f"the upcard {format_card(upcard)} is also in a hand", card=format_card(upcard))
+    limit = knock_limit(rules, upcard)
+    size = hand_size(knocker)
+    big_gin = size == 11 and discard is None
+    if size == 11 and discard is not None:
+        check_discard(knocker, discard, rules, drawn_from_discard)
+        knocker &= ~(1 << discard)
+    elif size != 10 and not big_gin:
+        raise CardError(f"the knocker holds 10 cards (11 with a discard, or 11 for big gin), got {size}")
+    elif size == 10 and discard is not None:
+        raise CardError("a discard is given only with an 11-card knocker", card=format_card(discard))
+
+    if knocker_melds is not None:
+        check_knocker_melds(knocker_melds, knocker)
+        laid = Arrangement.of(knocker, knocker_melds)
+        if big_gin and laid.deadwood:
+            raise IllegalKnockError(laid.deadwood, 0, "big gin needs all 11 cards melded")
+        if laid.deadwood > limit:
+            raise IllegalKnockError(laid.deadwood, limit)
+        defence = _defend(laid, defender)
+    elif big_gin:
+        laid = best_arrangement(knocker)
+        if laid.deadwood:
+            raise IllegalKnockError(
+                laid.deadwood, 0, f"an 11-card knocker without a discard is big gin, but {laid.deadwood} "
+                "deadwood is left: give the discard")
+        defence = _defend(laid, defender)
+    else:
+        laid, defence = knocker_choice(knocker, defender, rules, limit)
+
+    if big_gin:
+        if rules.big_gin_bonus is None:
+            raise IllegalKnockError(0, limit, "big gin is not played under these rules: give the discard")
+        outcome: Outcome = "big_gin"
+    elif laid.deadwood == 0:
+        outcome = "gin"
+    else:
+        outcome = _knock_outcome(laid.deadwood, defence.deadwood, rules)
+    net = _side_points(outcome, laid.deadwood, defence.deadwood, rules)
+    spade = rules.oklahoma and upcard is not None and card_suit(upcard) == SPADES
+    doubled = spade and rules.oklahoma_spades_double
+    extra = 0
+    if rules.oklahoma and rules.oklahoma_extra_boxes:
+        extra = {"undercut": 1, "gin": 2, "big_gin": 2}.get(outcome, 0) * (2 if spade else 1)
+    winner: Side | None = None if outcome == "tie" else "defender" if outcome == "undercut" else "knocker"
+    return RoundResult(outcome, winner, abs(net) * (2 if doubled else 1), laid, defence, limit, doubled, extra,
+                       discard)
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """One hand of a game: the winning player (0 or 1, None for a drawn hand) and its points."""
+
+    winner: int | None
+    points: int
+    extra_boxes: int = 0
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """Running totals after each hand and, once the target is reached, the bonuses and settlement."""
+
+    running_totals: tuple[tuple[int, int], ...]
+    hands_won: tuple[int, int]
+    boxes: tuple[int, int]
+    complete: bool
+    winner: int | None
+    game_bonus: int
+    box_points: tuple[int, int]
+    shutout: bool
+    final_scores: tuple[int, int]
+    settlement: int
+
+
+class GameError(ValueError):
+    """A game record that cannot be scored; ``index`` is the hand at fault."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(f"hand {index}: {message}")
+        self.index = index
+
+
+def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
+    """Running totals, and once a player reaches the target: game, box and shutout bonuses."""
+    totals = [0, 0]
+    won = [0, 0]
+    boxes = [0, 0]
+    running: list[tuple[int, int]] = []
+    winner: int | None = None
+    for index, hand in enumerate(hands):
+        if winner is not None:
+            raise GameError(index, f"the game already ended at hand {index - 1} when a player reached {rules.target}")
+        if hand.winner is None:
+            if hand.points or hand.extra_boxes:
+                raise GameError(index, "a drawn hand scores no points")
+        else:
+            totals[hand.winner] += hand.points
+            won[hand.winner] += 1
+            boxes[hand.winner] += 1 + hand.extra_boxes
+        running.append((totals[0], totals[1]))
+        if max(totals) >= rules.target:
+            winner = 0 if totals[0] >= totals[1] else 1
+    box_points = (boxes[0] * rules.box_bonus, boxes[1] * rules.box_bonus)
+    if winner is None:
+        final = (totals[0] + box_points[0], totals[1] + box_points[1])
+        return GameResult(tuple(running), (won[0], won[1]), (boxes[0], boxes[1]), False, None, 0, box_points,
+                          False, final, 0)
+    loser = 1 - winner
+    shutout = totals[loser] == 0 and rules.shutout != "none"
+    bonus = rules.game_bonus * (2 if shutout and rules.shutout == "double_bonus" else 1)
+    scores = [totals[0] + box_points[0], totals[1] + box_points[1]]
+    scores[winner] += bonus
+    if shutout and rules.shutout == "double_score":
+        scores[winner] *= 2
+    final = (scores[0], scores[1])
+    return GameResult(tuple(running), (won[0], won[1]), (boxes[0], boxes[1]), True, winner, bonus, box_points,
+                      shutout, final, scores[winner] - scores[loser])
+
+
+def partnership_deal(first_table: HandRecord, second_table: HandRecord) -> HandRecord:
+    """Combine a deal's two tables into the team result (players' winners are team numbers 0/1).
+
+    A team that won both tables scores the sum; with one table each, the team with more points
+    scores the difference (an even split scores nothing).
+    """
+    net = 0
+    extra = [0, 0]
+    for table in (first_table, second_table):
+        if table.winner is not None:
+            net += table.points if table.winner == 0 else -table.points
+            extra[table.winner] += table.extra_boxes
+    if net == 0:
+        return HandRecord(None, 0)
+    team = 0 if net > 0 else 1
+    return HandRecord(team, abs(net), extra[team])
