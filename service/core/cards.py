@@ -65,8 +65,11 @@ def card_bit(card: Card) -> Hand:
 
 
 _CARD_RE = re.compile(r"^\s*(10|[2-9atjqkAJQKT])\s*([shdcSHDC♠♥♦♣♤♡♢♧])\s*$")
-_SUIT_OF = {**{c: i for i, c in enumerate(SUIT_CHARS)}, **{c: i for i, c in enumerate(SUIT_SYMBOLS)},
-            **{c: i for i, c in enumerate("♤♡♢♧")}}
+_SUIT_OF = {
+    **{c: i for i, c in enumerate(SUIT_CHARS)},
+    **{c: i for i, c in enumerate(SUIT_SYMBOLS)},
+    **{c: i for i, c in enumerate("♤♡♢♧")},
+}
 
 
 def parse_card(text: str) -> Card:

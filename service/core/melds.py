@@ -1,13 +1,20 @@
 """Melds, least deadwood and every optimal arrangement of a hand.
 
 A meld is a hand (bitmask) of 3+ cards: a set (3 or 4 of a rank) or a run (3+ consecutive
-cards of a suit, Ace low). Arranging a hand is packing disjoint melds so that the melded
+cards of a suit, Ace low). Arranging a hand is choosing disjoint melds so that the melded
 value is largest; deadwood is the value of what is left.
 
-The exact solver branches on the lowest card still free: either it stays unmelded, or it
-goes into one of the melds that contain it and fit in what is free. Every packing is reached
-exactly once, and results are memoised on the free-card mask, so an 11-card hand shares its
-work across all eleven discards.
+Least deadwood is found by choosing the sets first. A hand of at most 11 cards holds at most
+three ranks of 3+ cards, and each such rank is either not a set, a 3-card set, or (with four
+cards) the 4-card set or one of its four 3-card subsets: at most 6 x 6 x 2 = 72 choices. Once
+the sets are fixed, only runs are left, and in one suit's lane alone the best is to meld every
+stretch of 3+ consecutive cards: a table of the 8,192 lane patterns gives that lane's deadwood
+in one lookup. Every arrangement is some choice of sets plus runs, so the minimum over the
+choices is exact.
+
+Arrangements that may leave melds unmelded (every layout within a knock limit) and the
+defender's joint melds-and-layoffs use a general exact packer instead: it branches on the
+lowest free card (unmelded, or in one of the groups containing it) with memoisation.
 """
 
 from __future__ import annotations
@@ -17,7 +24,6 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from .cards import (
-    LANE_BITS,
     RANK_MASK,
     Card,
     Hand,
@@ -26,6 +32,7 @@ from .cards import (
     card_value,
     display_order,
     format_card,
+    hand_cards,
     hand_value,
     iter_cards,
 )
@@ -45,6 +52,23 @@ def _lane_run_cover(lane: int) -> int:
 _LANE_VALUE = tuple(hand_value(lane) for lane in range(1 << 13))
 _LANE_RUN_COVER = tuple(_lane_run_cover(lane) for lane in range(1 << 13))
 _LANE_DEADWOOD = tuple(_LANE_VALUE[lane & ~_LANE_RUN_COVER[lane]] for lane in range(1 << 13))
+
+
+def _lane_segments(lane: int) -> tuple[int, ...]:
+    """The maximal stretches of 3+ consecutive bits of a lane."""
+    cover = _LANE_RUN_COVER[lane]
+    segments = []
+    while cover:
+        low = cover & -cover
+        segment = low
+        while cover >> segment.bit_length() & 1:
+            segment |= 1 << segment.bit_length()
+        segments.append(segment)
+        cover &= ~segment
+    return tuple(segments)
+
+
+_LANE_SEGMENTS = tuple(_lane_segments(lane) for lane in range(1 << 13))
 
 
 def is_run(meld: Meld) -> bool:
@@ -110,9 +134,41 @@ def min_deadwood(hand: Hand) -> int:
     covers = _LANE_RUN_COVER
     if not set_ranks & (covers[a] | covers[b] | covers[c] | covers[d]):
         values = _LANE_VALUE
-        return deadwood - (values[a & set_ranks] + values[b & set_ranks]
-                           + values[c & set_ranks] + values[d & set_ranks])
-    return hand_value(hand) - _Packer.of_melds(hand).best(hand)
+        return deadwood - (
+            values[a & set_ranks] + values[b & set_ranks] + values[c & set_ranks] + values[d & set_ranks]
+        )
+    return min(_runs_deadwood(hand & ~chosen) for chosen, _ in _set_choices(hand))
+
+
+def _runs_deadwood(hand: Hand) -> int:
+    """Least deadwood of a hand melded with runs only."""
+    table = _LANE_DEADWOOD
+    return (
+        table[hand & RANK_MASK]
+        + table[hand >> 16 & RANK_MASK]
+        + table[hand >> 32 & RANK_MASK]
+        + table[hand >> 48 & RANK_MASK]
+    )
+
+
+def _run_melds(hand: Hand) -> list[Meld]:
+    """The maximal runs of a hand (each stretch of 3+ consecutive cards of a suit)."""
+    return [segment << shift for shift in (0, 16, 32, 48) for segment in _LANE_SEGMENTS[hand >> shift & RANK_MASK]]
+
+
+def _set_choices(hand: Hand) -> list[tuple[Hand, tuple[Meld, ...]]]:
+    """Every way to choose the hand's sets: (cards used, set melds); the first is 'no sets'."""
+    choices: list[tuple[Hand, tuple[Meld, ...]]] = [(0, ())]
+    ranks = _set_ranks(hand)
+    while ranks:
+        low = ranks & -ranks
+        ranks ^= low
+        column = hand & _RANK_COLUMN * low
+        options = [column]
+        if column.bit_count() == 4:
+            options.extend(column ^ bit for bit in _single_bits(column))
+        choices += [(used | option, (*melds, option)) for used, melds in choices for option in options]
+    return choices
 
 
 @dataclass(frozen=True)
@@ -209,7 +265,7 @@ def merge_runs(melds: Iterable[Meld]) -> tuple[Meld, ...]:
 
 def meld_sort_key(meld: Meld) -> tuple[int, int]:
     """Melds ordered by their lowest card's rank, then suit."""
-    low = display_order(meld)[0]
+    low = (meld & -meld).bit_length() - 1
     return card_rank(low), card_suit(low)
 
 
@@ -254,9 +310,24 @@ def _unique(arrangements: Iterable[Arrangement]) -> list[Arrangement]:
 
 def optimal_arrangements(hand: Hand) -> list[Arrangement]:
     """Every distinct arrangement with the least deadwood (touching runs joined)."""
-    packer = _Packer.of_melds(hand)
-    found = _unique(Arrangement.of(hand, (c.cards for c in p)) for p in packer.optimal(hand))
-    return sorted(found, key=_arrangement_sort_key)
+    scored = [(_runs_deadwood(hand & ~used), used, melds) for used, melds in _set_choices(hand)]
+    least = min(deadwood for deadwood, _, _ in scored)
+    return _sorted_arrangements(
+        [_arrangement(hand, used, melds) for deadwood, used, melds in scored if deadwood == least]
+    )
+
+
+def _arrangement(hand: Hand, used: Hand, sets: tuple[Meld, ...]) -> Arrangement:
+    """The arrangement made of the chosen ``sets`` and every maximal run of the rest."""
+    runs = _run_melds(hand & ~used)
+    melded = used
+    for run in runs:
+        melded |= run
+    return Arrangement(tuple(sorted((*sets, *runs), key=meld_sort_key)), hand & ~melded)
+
+
+def _sorted_arrangements(arrangements: list[Arrangement]) -> list[Arrangement]:
+    return sorted(arrangements, key=_arrangement_sort_key) if len(arrangements) > 1 else arrangements
 
 
 def best_arrangement(hand: Hand) -> Arrangement:
@@ -305,19 +376,38 @@ class DrawnHandAnalysis:
 
 def analyze_drawn_hand(hand: Hand) -> DrawnHandAnalysis:
     """Exact analysis of a hand just after a draw: the least deadwood over every discard."""
-    packer = _Packer.of_melds(hand)
-    options = []
-    for card in iter_cards(hand):
-        rest = hand & ~(1 << card)
-        arrangements = sorted(
-            _unique(Arrangement.of(rest, (c.cards for c in p)) for p in packer.optimal(rest)),
-            key=_arrangement_sort_key,
-        )
-        options.append(DiscardOption(card, hand_value(rest) - packer.best(rest), tuple(arrangements)))
-    options.sort(key=lambda o: (o.deadwood, -card_value(o.card), card_suit(o.card)))
+    table = _LANE_DEADWOOD
+    cards = hand_cards(hand)
+    least = {card: 1 << 30 for card in cards}
+    best_choices: dict[Card, list[tuple[Hand, tuple[Meld, ...]]]] = {card: [] for card in cards}
     big_gin = None
-    if packer.best(hand) == hand_value(hand):
-        big_gin = Arrangement.of(hand, (c.cards for c in next(packer.optimal(hand))))
+    for used, melds in _set_choices(hand):
+        rest = hand & ~used
+        lanes = [table[rest >> shift & RANK_MASK] for shift in (0, 16, 32, 48)]
+        total = sum(lanes)
+        if total == 0 and big_gin is None:
+            big_gin = _arrangement(hand, used, melds)
+        for card in iter_cards(rest):
+            shift = card & ~15
+            deadwood = total - lanes[card >> 4] + table[(rest & ~(1 << card)) >> shift & RANK_MASK]
+            if deadwood < least[card]:
+                least[card] = deadwood
+                best_choices[card] = [(used, melds)]
+            elif deadwood == least[card]:
+                best_choices[card].append((used, melds))
+    options = [
+        DiscardOption(
+            card,
+            least[card],
+            tuple(
+                _sorted_arrangements(
+                    [_arrangement(hand & ~(1 << card), used, melds) for used, melds in best_choices[card]]
+                )
+            ),
+        )
+        for card in cards
+    ]
+    options.sort(key=lambda o: (o.deadwood, -card_value(o.card), card_suit(o.card)))
     return DrawnHandAnalysis(hand, tuple(options), big_gin)
 
 

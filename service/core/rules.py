@@ -68,22 +68,30 @@ DEFAULT_RULES = Rules()
 RULE_PARAMETERS: tuple[RuleParameter, ...] = (
     RuleParameter("knock_limit", "Most deadwood a knocker may hold (ignored when oklahoma is on).", 0, 10),
     RuleParameter("gin_bonus", "Bonus for going gin, on top of the defender's deadwood.", 0, 1000),
-    RuleParameter("big_gin_bonus", "Bonus for big gin (all 11 cards melded, no discard); null: not played.",
-                  0, 1000, nullable=True),
+    RuleParameter(
+        "big_gin_bonus",
+        "Bonus for big gin (all 11 cards melded, no discard); null: not played.",
+        0,
+        1000,
+        nullable=True,
+    ),
     RuleParameter("undercut_bonus", "Bonus to the defender for an undercut, on top of the difference.", 0, 1000),
     RuleParameter("undercut_on_tie", "An equal count is an undercut; if false a tie scores nothing."),
     RuleParameter("oklahoma", "Oklahoma gin: the first upcard's value sets the knock limit."),
-    RuleParameter("oklahoma_ace", "Oklahoma with an Ace upcard: gin only, or knock with 1.",
-                  choices=get_args(OklahomaAce)),
+    RuleParameter(
+        "oklahoma_ace", "Oklahoma with an Ace upcard: gin only, or knock with 1.", choices=get_args(OklahomaAce)
+    ),
     RuleParameter("oklahoma_spades_double", "Oklahoma: a spade first upcard doubles the hand's score."),
     RuleParameter("oklahoma_extra_boxes", "Oklahoma: 1 extra box for an undercut, 2 for gin (doubled on spades)."),
     RuleParameter("target", "Running total that ends the game.", 1, 10000),
     RuleParameter("game_bonus", "Bonus to the player who reaches the target.", 0, 10000),
     RuleParameter("box_bonus", "Line or box bonus per hand won (and per extra box), added at the end.", 0, 1000),
-    RuleParameter("shutout", "When the loser scored nothing: double the game bonus, double the winner's "
-                  "whole score, or nothing.", choices=get_args(Shutout)),
-    RuleParameter("discard_pickup_allowed", "A card taken from the discard pile may be discarded in the "
-                  "same turn."),
+    RuleParameter(
+        "shutout",
+        "When the loser scored nothing: double the game bonus, double the winner's whole score, or nothing.",
+        choices=get_args(Shutout),
+    ),
+    RuleParameter("discard_pickup_allowed", "A card taken from the discard pile may be discarded in the same turn."),
     RuleParameter("stock_end", "Cards left in the stock at which a hand without a knock is a draw.", 0, 10),
 )
 
@@ -101,22 +109,48 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
-        Preset("standard", Rules(box_bonus=20, big_gin_bonus=None, shutout="none"), "seed 000",
-               "Gin 25, undercut 25 (ties undercut), game 100 to 100, box 20, no big gin, no shutout."),
-        Preset("hoyle", Rules(big_gin_bonus=None, shutout="double_score"), "seed 001",
-               "As standard with box 25, and a shutout doubles the winner's whole score."),
-        Preset("online", Rules(game_bonus=0, box_bonus=0, shutout="none"), "seed 002",
-               "Big gin 31, no game or box bonus, the card taken from the pile may not be discarded."),
-        Preset("traditional", Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20),
-               "seed 003 main text", "Gin 20, undercut 10, box 20, game 100 (200 after a shutout)."),
-        Preset("gra", Rules(big_gin_bonus=None, discard_pickup_allowed=True), "seed 003 variations",
-               "Gin, undercut and box 25; the card taken from the pile may be discarded at once."),
-        Preset("oklahoma", Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20,
-                                 oklahoma=True, target=150), "seed 003 Oklahoma gin",
-               "Traditional scoring; the first upcard sets the knock limit, spades double, game to 150."),
-        Preset("partnership", Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20,
-                                    target=125), "seed 003 four players",
-               "Traditional scoring for two teams of two; first team to 125."),
+        Preset(
+            "standard",
+            Rules(box_bonus=20, big_gin_bonus=None, shutout="none"),
+            "seed 000",
+            "Gin 25, undercut 25 (ties undercut), game 100 to 100, box 20, no big gin, no shutout.",
+        ),
+        Preset(
+            "hoyle",
+            Rules(big_gin_bonus=None, shutout="double_score"),
+            "seed 001",
+            "As standard with box 25, and a shutout doubles the winner's whole score.",
+        ),
+        Preset(
+            "online",
+            Rules(game_bonus=0, box_bonus=0, shutout="none"),
+            "seed 002",
+            "Big gin 31, no game or box bonus, the card taken from the pile may not be discarded.",
+        ),
+        Preset(
+            "traditional",
+            Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20),
+            "seed 003 main text",
+            "Gin 20, undercut 10, box 20, game 100 (200 after a shutout).",
+        ),
+        Preset(
+            "gra",
+            Rules(big_gin_bonus=None, discard_pickup_allowed=True),
+            "seed 003 variations",
+            "Gin, undercut and box 25; the card taken from the pile may be discarded at once.",
+        ),
+        Preset(
+            "oklahoma",
+            Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20, oklahoma=True, target=150),
+            "seed 003 Oklahoma gin",
+            "Traditional scoring; the first upcard sets the knock limit, spades double, game to 150.",
+        ),
+        Preset(
+            "partnership",
+            Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20, target=125),
+            "seed 003 four players",
+            "Traditional scoring for two teams of two; first team to 125.",
+        ),
     )
 }
 

@@ -133,8 +133,11 @@ def score_round(
         laid = best_arrangement(knocker)
         if laid.deadwood:
             raise IllegalKnockError(
-                laid.deadwood, 0, f"an 11-card knocker without a discard is big gin, but {laid.deadwood} "
-                "deadwood is left: give the discard")
+                laid.deadwood,
+                0,
+                f"an 11-card knocker without a discard is big gin, but {laid.deadwood} "
+                "deadwood is left: give the discard",
+            )
         defence = _defend(laid, defender)
     else:
         laid, defence = knocker_choice(knocker, defender, rules, limit)
@@ -154,8 +157,7 @@ def score_round(
     if rules.oklahoma and rules.oklahoma_extra_boxes:
         extra = {"undercut": 1, "gin": 2, "big_gin": 2}.get(outcome, 0) * (2 if spade else 1)
     winner: Side | None = None if outcome == "tie" else "defender" if outcome == "undercut" else "knocker"
-    return RoundResult(outcome, winner, abs(net) * (2 if doubled else 1), laid, defence, limit, doubled, extra,
-                       discard)
+    return RoundResult(outcome, winner, abs(net) * (2 if doubled else 1), laid, defence, limit, doubled, extra, discard)
 
 
 @dataclass(frozen=True)
@@ -214,8 +216,9 @@ def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
     box_points = (boxes[0] * rules.box_bonus, boxes[1] * rules.box_bonus)
     if winner is None:
         final = (totals[0] + box_points[0], totals[1] + box_points[1])
-        return GameResult(tuple(running), (won[0], won[1]), (boxes[0], boxes[1]), False, None, 0, box_points,
-                          False, final, 0)
+        return GameResult(
+            tuple(running), (won[0], won[1]), (boxes[0], boxes[1]), False, None, 0, box_points, False, final, 0
+        )
     loser = 1 - winner
     shutout = totals[loser] == 0 and rules.shutout != "none"
     bonus = rules.game_bonus * (2 if shutout and rules.shutout == "double_bonus" else 1)
@@ -224,8 +227,18 @@ def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
     if shutout and rules.shutout == "double_score":
         scores[winner] *= 2
     final = (scores[0], scores[1])
-    return GameResult(tuple(running), (won[0], won[1]), (boxes[0], boxes[1]), True, winner, bonus, box_points,
-                      shutout, final, scores[winner] - scores[loser])
+    return GameResult(
+        tuple(running),
+        (won[0], won[1]),
+        (boxes[0], boxes[1]),
+        True,
+        winner,
+        bonus,
+        box_points,
+        shutout,
+        final,
+        scores[winner] - scores[loser],
+    )
 
 
 def partnership_deal(first_table: HandRecord, second_table: HandRecord) -> HandRecord:
