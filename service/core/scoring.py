@@ -108,8 +108,6 @@ def score_round(
         raise CardError(f"{card} is in both hands", card=card)
     if hand_size(defender) != 10:
         raise CardError(f"the defender holds 10 cards, got {hand_size(defender)}")
-    if upcard is not None and (knocker | defender) >> upcard & 1 and upcard != drawn_from_discard:
-        raise CardError(f"the upcard {format_card(upcard)} is also in a hand", card=format_card(upcard))
     limit = knock_limit(rules, upcard)
     size = hand_size(knocker)
     big_gin = size == 11 and discard is None

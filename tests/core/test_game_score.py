@@ -1,0 +1,68 @@
+"""Game scores: running totals, game and box bonuses, shutouts, partnerships."""
+
+import pytest
+
+from service.core import GameError, HandRecord, partnership_deal, resolve_rules, score_game
+
+
+def test_running_totals_until_the_target() -> None:
+    result = score_game([HandRecord(0, 30), HandRecord(1, 45), HandRecord(None, 0), HandRecord(0, 80)],
+                        resolve_rules("standard"))
+    assert result.running_totals == ((30, 0), (30, 45), (30, 45), (110, 45))
+    assert result.complete and result.winner == 0
+    assert result.hands_won == (2, 1)
+    # game bonus 100, box 20 per hand won; no shutout: the loser scored.
+    assert result.final_scores == (110 + 100 + 40, 45 + 20)
+    assert result.settlement == 250 - 65
+
+
+def test_unfinished_game_has_no_game_bonus() -> None:
+    result = score_game([HandRecord(0, 30)], resolve_rules())
+    assert not result.complete and result.winner is None and result.game_bonus == 0
+    assert result.final_scores == (30 + 25, 0) and result.settlement == 0
+
+
+def test_shutout_doubles_the_game_bonus_in_traditional_rules() -> None:
+    result = score_game([HandRecord(1, 60), HandRecord(1, 50)], resolve_rules("traditional"))
+    assert result.shutout and result.winner == 1 and result.game_bonus == 200
+    assert result.final_scores == (0, 110 + 200 + 40)
+
+
+def test_shutout_doubles_the_whole_score_in_hoyle_rules() -> None:
+    result = score_game([HandRecord(0, 100)], resolve_rules("hoyle"))
+    assert result.final_scores == ((100 + 100 + 25) * 2, 0)
+
+
+def test_no_shutout_bonus_when_the_rules_have_none() -> None:
+    result = score_game([HandRecord(0, 100)], resolve_rules("standard"))
+    assert not result.shutout and result.final_scores == (100 + 100 + 20, 0)
+
+
+def test_oklahoma_extra_boxes_count_at_box_value() -> None:
+    rules = resolve_rules("oklahoma", {"oklahoma_extra_boxes": True})
+    result = score_game([HandRecord(0, 150, extra_boxes=2)], rules)
+    assert result.boxes == (3, 0) and result.box_points == (60, 0)
+
+
+def test_hands_after_the_end_are_rejected() -> None:
+    with pytest.raises(GameError) as caught:
+        score_game([HandRecord(0, 100), HandRecord(1, 10)], resolve_rules())
+    assert caught.value.index == 1
+
+
+def test_a_drawn_hand_scores_nothing() -> None:
+    with pytest.raises(GameError):
+        score_game([HandRecord(None, 10)], resolve_rules())
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        (HandRecord(0, 20), HandRecord(0, 15), HandRecord(0, 35)),  # both tables won by team 0: the sum
+        (HandRecord(0, 20), HandRecord(1, 35), HandRecord(1, 15)),  # split: the difference to the higher
+        (HandRecord(0, 20), HandRecord(1, 20), HandRecord(None, 0)),  # an even split scores nothing
+        (HandRecord(None, 0), HandRecord(1, 12), HandRecord(1, 12)),  # a drawn table counts nothing
+    ],
+)
+def test_partnership_deal(first: HandRecord, second: HandRecord, expected: HandRecord) -> None:
+    assert partnership_deal(first, second) == expected

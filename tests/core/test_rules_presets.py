@@ -1,0 +1,68 @@
+"""Rules values: defaults, presets, overrides and their errors."""
+
+import dataclasses
+
+import pytest
+
+from service.core import PRESETS, RULE_PARAMETERS, Rules, RulesError, resolve_rules
+
+
+def test_defaults_are_the_documented_ones() -> None:
+    rules = resolve_rules()
+    assert (rules.knock_limit, rules.gin_bonus, rules.big_gin_bonus, rules.undercut_bonus) == (10, 25, 31, 25)
+    assert rules.undercut_on_tie and not rules.oklahoma and not rules.discard_pickup_allowed
+    assert (rules.target, rules.game_bonus, rules.box_bonus, rules.shutout) == (100, 100, 25, "double_bonus")
+
+
+def test_every_parameter_is_described_once() -> None:
+    names = [p.name for p in RULE_PARAMETERS]
+    assert sorted(names) == sorted(f.name for f in dataclasses.fields(Rules))
+    assert all(p.description for p in RULE_PARAMETERS)
+
+
+@pytest.mark.parametrize(
+    ("preset", "expected"),
+    [
+        ("standard", {"gin_bonus": 25, "undercut_bonus": 25, "box_bonus": 20, "big_gin_bonus": None}),
+        ("hoyle", {"box_bonus": 25, "shutout": "double_score"}),
+        ("online", {"big_gin_bonus": 31, "game_bonus": 0, "discard_pickup_allowed": False}),
+        ("traditional", {"gin_bonus": 20, "undercut_bonus": 10, "box_bonus": 20, "shutout": "double_bonus"}),
+        ("gra", {"gin_bonus": 25, "undercut_bonus": 25, "box_bonus": 25, "discard_pickup_allowed": True}),
+        ("oklahoma", {"oklahoma": True, "target": 150, "gin_bonus": 20}),
+        ("partnership", {"target": 125}),
+    ],
+)
+def test_presets_follow_their_sources(preset: str, expected: dict[str, object]) -> None:
+    rules = resolve_rules(preset)
+    assert {name: getattr(rules, name) for name in expected} == expected
+    assert PRESETS[preset].source.startswith("seed 00")
+
+
+def test_overrides_apply_on_top_of_a_preset() -> None:
+    rules = resolve_rules("traditional", {"undercut_bonus": 25, "big_gin_bonus": 50})
+    assert (rules.gin_bonus, rules.undercut_bonus, rules.big_gin_bonus) == (20, 25, 50)
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides", "field", "fragment"),
+    [
+        ("nope", {}, "preset", "unknown preset"),
+        (None, {"knock_limt": 5}, "knock_limt", "unknown rule parameter"),
+        (None, {"knock_limit": 11}, "knock_limit", "at most 10"),
+        (None, {"knock_limit": -1}, "knock_limit", "at least 0"),
+        (None, {"knock_limit": True}, "knock_limit", "integer"),
+        (None, {"knock_limit": "5"}, "knock_limit", "integer"),
+        (None, {"oklahoma": 1}, "oklahoma", "true or false"),
+        (None, {"shutout": "triple"}, "shutout", "one of"),
+        (None, {"gin_bonus": None}, "gin_bonus", "null"),
+    ],
+)
+def test_bad_rules_name_the_field(preset: str | None, overrides: dict[str, object], field: str, fragment: str) -> None:
+    with pytest.raises(RulesError) as caught:
+        resolve_rules(preset, overrides)
+    assert caught.value.field == field
+    assert fragment in str(caught.value)
+
+
+def test_big_gin_may_be_switched_off() -> None:
+    assert resolve_rules(None, {"big_gin_bonus": None}).big_gin_bonus is None
