@@ -124,7 +124,7 @@ def _single_bits(mask: int) -> Iterator[int]:
 
 
 def min_deadwood(hand: Hand) -> int:
-    """The least deadwood of a hand of any size (exact)."""
+    """The least deadwood of a hand (exact; made for hands of up to 11 or 12 cards)."""
     lanes = (hand & RANK_MASK, hand >> 16 & RANK_MASK, hand >> 32 & RANK_MASK, hand >> 48 & RANK_MASK)
     a, b, c, d = lanes
     set_ranks = (a & b & (c | d)) | (c & d & (a | b))

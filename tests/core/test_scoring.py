@@ -1,0 +1,195 @@
+"""Knock options, the knocker's choice of layout, and round scores (reference and worked examples)."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import pytest
+
+from service.core.cards import ALL_CARDS, CardError, Hand, hand_from_cards, parse_card, parse_hand
+from service.core.knocks import knock_limit, knock_options
+from service.core.melds import min_deadwood
+from service.core.rules import Rules
+from service.core.scoring import IllegalKnockError, score_round
+
+from . import reference as ref
+from .hands import POOLS, as_reference
+
+TRADITIONAL = Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20)
+RULE_SETS = [Rules(), TRADITIONAL, Rules(undercut_on_tie=False, undercut_bonus=0, gin_bonus=31)]
+
+
+@functools.cache
+def knocks(pool: str, count: int, seed: int, limit: int) -> list[tuple[Hand, Hand]]:
+    """(knocker, defender) 10-card hands where the knocker can knock within ``limit``."""
+    rng = random.Random(f"knocks-{pool}-{seed}")
+    found: list[tuple[Hand, Hand]] = []
+    while len(found) < count:
+        knocker = hand_from_cards(rng.sample(POOLS[pool], 10))
+        if min_deadwood(knocker) > limit:  # only picks the deals; the answers are checked below
+            continue
+        rest = [c for c in ALL_CARDS if not knocker >> c & 1]
+        near = [c for c in rest if c in POOLS[pool]]
+        from_near = rng.randint(0, min(10, len(near)))
+        far = [c for c in rest if c not in near] or near
+        defender = set(rng.sample(near, from_near))
+        defender |= set(rng.sample([c for c in far if c not in defender], 10 - from_near))
+        found.append((knocker, hand_from_cards(defender)))
+    return found
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=["default", "traditional", "no-tie-undercut"])
+@pytest.mark.parametrize(("pool", "count", "seed"), [("dense", 120, 1), ("high", 120, 2), ("deck", 100, 3)])
+def test_knockers_choice_matches_brute_force(rules: Rules, pool: str, count: int, seed: int) -> None:
+    check_knockers_choice(rules, knocks(pool, count, seed, rules.knock_limit))
+
+
+@pytest.mark.parametrize("limit", [0, 3, 6])
+def test_knockers_choice_within_a_low_limit(limit: int) -> None:
+    check_knockers_choice(Rules(knock_limit=limit), knocks("dense", 100, limit, limit))
+
+
+def check_knockers_choice(rules: Rules, deals: list[tuple[Hand, Hand]]) -> None:
+    """The round's points are the best the knocker can get over every layout within the limit."""
+    for knocker, defender in deals:
+        result = score_round(knocker, defender, rules)
+        expected = ref.best_knock(
+            ref.from_bits(knocker),
+            ref.from_bits(defender),
+            rules.knock_limit,
+            rules.gin_bonus,
+            rules.undercut_bonus,
+            rules.undercut_on_tie,
+        )
+        signed = {"knocker": result.points, "defender": -result.points, None: 0}[result.winner]
+        assert signed == expected, (ref.from_bits(knocker), ref.from_bits(defender))
+        assert result.knocker.hand == knocker and result.knocker.deadwood <= rules.knock_limit
+        assert as_reference(result.knocker) in ref.arrangements_within(ref.from_bits(knocker), rules.knock_limit)
+        layoffs_allowed = result.knocker.deadwood > 0
+        defender_expected = (
+            ref.defender_deadwood(as_reference(result.knocker), ref.from_bits(defender))
+            if layoffs_allowed
+            else ref.least_deadwood(ref.from_bits(defender))
+        )
+        assert result.defender.deadwood == defender_expected
+        assert layoffs_allowed or result.defender.layoffs == ()
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_knock_options_match_reference(seed: int) -> None:
+    rng = random.Random(seed)
+    rules = Rules()
+    for _ in range(300):
+        hand = hand_from_cards(rng.sample(POOLS[rng.choice(["dense", "high", "deck"])], 11))
+        drawn = rng.choice([None, *[c for c in ALL_CARDS if hand >> c & 1]])
+        options = knock_options(hand, rules, drawn_from_discard=drawn)
+        expected = ref.drawn_hand(ref.from_bits(hand))
+        taken = ref.from_bits(0 if drawn is None else 1 << drawn)
+        allowed = {card for card, (least, _) in expected.items() if least <= rules.knock_limit and card not in taken}
+        assert {next(iter(ref.from_bits(1 << o.card))) for o in options} == allowed
+        for option in options:
+            (card,) = ref.from_bits(1 << option.card)
+            assert option.deadwood == expected[card][0] and option.gin == (option.deadwood == 0)
+            assert as_reference(option.arrangement) in expected[card][1]
+
+
+def test_oklahoma_limit_comes_from_the_upcard() -> None:
+    oklahoma = Rules(oklahoma=True)
+    assert [knock_limit(oklahoma, parse_card(c)) for c in ["7s", "Kh", "Td", "2c"]] == [7, 10, 10, 2]
+    assert knock_limit(oklahoma, parse_card("Ah")) == 0
+    assert knock_limit(Rules(oklahoma=True, oklahoma_ace="one"), parse_card("Ah")) == 1
+    assert knock_limit(Rules(knock_limit=7), parse_card("2c")) == 7
+    with pytest.raises(CardError):
+        knock_limit(oklahoma)
+
+
+# Worked round scores. Knocker: A-2-3 of spades, 4-5-6 of hearts, three 7s, and the 8 of diamonds
+# (8 deadwood, no other layout within 10). Nothing of the defenders below can be laid off on it
+# unless the example says so.
+KNOCKER = "As 2s 3s 4h 5h 6h 7c 7d 7s 8d"
+
+
+def test_knock_scores_the_difference() -> None:
+    # seed 002: knocks with 8, the defender has 10 after laying off: the knocker scores 2.
+    result = score_round(parse_hand(KNOCKER), parse_hand("9s 9h 9d Jc Qc Kc 5c 2d Ah 2c"), Rules())
+    assert (result.outcome, result.winner, result.points) == ("knock", "knocker", 2)
+    assert result.defender.deadwood == 10
+
+
+def test_layoffs_count_before_the_difference() -> None:
+    # 3h and 7h go on the knocker's 4-5-6 of hearts (3 + 7 = 10 less): 20 -> 10 deadwood, knocker +2.
+    result = score_round(parse_hand(KNOCKER), parse_hand("9s 9h 9d Jc Qc Kc 3h 7h 2d 8c"), Rules())
+    assert {lay.card for lay in result.defender.layoffs} == {parse_card("3h"), parse_card("7h")}
+    assert (result.outcome, result.points) == ("knock", 2)
+
+
+@pytest.mark.parametrize(("rules", "points"), [(Rules(), 28), (TRADITIONAL, 13)])
+def test_undercut_scores_difference_plus_bonus(rules: Rules, points: int) -> None:
+    # defender 5 against the knocker's 8: 3 + 25 (seeds 000/001) or 3 + 10 (seed 003).
+    result = score_round(parse_hand(KNOCKER), parse_hand("9s 9h 9d Jc Qc Kc 2d Ah 2c Tc"), rules)
+    assert result.defender.deadwood == 5
+    assert (result.outcome, result.winner, result.points) == ("undercut", "defender", points)
+
+
+def test_equal_count_is_an_undercut_unless_ruled_otherwise() -> None:
+    defender = parse_hand("9s 9h 9d Jc Qc Kc 2d Ah 5c Tc")  # 2 + 1 + 5 = 8, as the knocker
+    undercut = score_round(parse_hand(KNOCKER), defender, Rules())
+    assert (undercut.outcome, undercut.winner, undercut.points) == ("undercut", "defender", 25)
+    tie = score_round(parse_hand(KNOCKER), defender, Rules(undercut_on_tie=False))
+    assert (tie.outcome, tie.winner, tie.points) == ("tie", None, 0)
+
+
+@pytest.mark.parametrize(("rules", "points"), [(Rules(), 25 + 23), (TRADITIONAL, 20 + 23)])
+def test_gin_scores_bonus_plus_deadwood_without_layoffs(rules: Rules, points: int) -> None:
+    # The defender's 3h would lay off on 4-5-6h, but not against gin: 3 + 9 + 2 + 9 = 23 counts.
+    knocker = parse_hand("As 2s 3s 4s 4h 5h 6h 7c 7d 7s")  # A-4 of spades, 4-6 of hearts, three 7s
+    result = score_round(knocker, parse_hand("3h 9c 2d 9d Jc Qc Kc Th Td Ts"), rules)
+    assert (result.outcome, result.winner, result.points) == ("gin", "knocker", points)
+    assert result.defender.layoffs == () and result.defender.deadwood == 23
+
+
+def test_big_gin_scores_its_bonus() -> None:
+    knocker = parse_hand("As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h")
+    result = score_round(knocker, parse_hand("3h 9c 2d 9d Jc Qc Kc Th Td Ts"), Rules())
+    assert (result.outcome, result.points) == ("big_gin", 31 + 23)
+    with pytest.raises(IllegalKnockError):
+        score_round(knocker, parse_hand("3h 9c 2d 9d Jc Qc Kc Th Td Ts"), TRADITIONAL)
+
+
+def test_oklahoma_spade_upcard_doubles_everything() -> None:
+    oklahoma = Rules(gin_bonus=20, undercut_bonus=10, oklahoma=True)
+    result = score_round(
+        parse_hand(KNOCKER), parse_hand("9s 9h 9d Jc Qc Kc 2d Ah 2c Tc"), oklahoma, upcard=parse_card("9c")
+    )
+    assert (result.outcome, result.points, result.doubled) == ("undercut", 13, False)
+    doubled = score_round(
+        parse_hand(KNOCKER), parse_hand("9s 9h 9d Jc Qc Kc 2d Ah 2c Tc"), oklahoma, upcard=parse_card("8s")
+    )
+    assert (doubled.outcome, doubled.points, doubled.doubled) == ("undercut", 26, True)
+
+
+def test_knock_above_the_limit_is_illegal() -> None:
+    # Oklahoma with a 7 turned up: the knocker's 8 is too much.
+    with pytest.raises(IllegalKnockError) as raised:
+        score_round(
+            parse_hand(KNOCKER),
+            parse_hand("9s 9h 9d Jc Qc Kc 2d Ah 2c Tc"),
+            Rules(oklahoma=True),
+            upcard=parse_card("7h"),
+        )
+    assert (raised.value.deadwood, raised.value.limit) == (8, 7)
+
+
+def test_an_eleven_card_knock_scores_as_the_ten_left_after_the_discard() -> None:
+    defender = parse_hand("9s 9h 9d Jc Qc Kc 5c 2d Ah 2c")
+    drawn = parse_hand(KNOCKER) | parse_hand("Kh")
+    with_discard = score_round(drawn, defender, Rules(), discard=parse_card("Kh"))
+    assert with_discard.points == score_round(parse_hand(KNOCKER), defender, Rules()).points == 2
+    assert with_discard.knocker.hand == parse_hand(KNOCKER)
+    with pytest.raises(CardError):
+        score_round(drawn, defender, Rules(), discard=parse_card("Kh"), drawn_from_discard=parse_card("Kh"))
+    allowed = Rules(discard_pickup_allowed=True)
+    assert (
+        score_round(drawn, defender, allowed, discard=parse_card("Kh"), drawn_from_discard=parse_card("Kh")).points == 2
+    )
