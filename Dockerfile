@@ -1,0 +1,34 @@
+# Two stages: build a virtualenv with the service, then copy it into a slim runtime image.
+ARG PYTHON_VERSION=3.11
+
+FROM python:${PYTHON_VERSION}-slim AS build
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PYTHONDONTWRITEBYTECODE=1
+RUN python -m venv /opt/venv
+ENV PATH=/opt/venv/bin:$PATH
+WORKDIR /src
+# Dependencies first (their own layer, rebuilt only when pyproject.toml changes), then the source.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+        > requirements.txt \
+    && pip install --no-cache-dir -r requirements.txt
+COPY README.md ./
+COPY service ./service
+RUN pip install --no-cache-dir --no-deps . \
+    && python -m compileall -q /opt/venv
+
+FROM python:${PYTHON_VERSION}-slim AS runtime
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PORT=8000
+RUN groupadd --system --gid 10001 gin \
+    && useradd --system --no-log-init --uid 10001 --gid gin --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin gin
+COPY --from=build /opt/venv /opt/venv
+USER 10001:10001
+WORKDIR /tmp
+EXPOSE 8000
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
+    CMD ["python", "-c", "import os, urllib.request as u; u.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8000'), timeout=2)"]
+CMD ["gunicorn", "--config", "python:service.gunicorn_conf"]

@@ -1,0 +1,81 @@
+"""The HTTP API: flask-smorest blueprints over the core, and the OpenAPI document they make.
+
+Views load their input with ``@blp.arguments`` (marshmallow schemas from ``schemas.py``), call
+the core, and return ``jsonify`` of a dict built by ``render.py``; ``@blp.response`` then only
+documents the answer (flask-smorest does not dump a returned ``Response``), which keeps
+serialisation lean. Errors are documented here as problem+json responses and answered by
+``service.errors``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import flask_smorest
+from apispec import APISpec
+
+from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, problem_body
+from .fields import component_schemas
+from .schemas import BatchAnswer, BatchError, Problem
+
+ERROR_RESPONSES: dict[str, tuple[int, str, dict[str, Any]]] = {
+    "BadRequest": (400, "The body is not valid JSON.", problem_body(400, "the request body is not valid JSON")),
+    "ContentTooLarge": (413, "The body is over the size limit.", problem_body(
+        413, "the request body is larger than the limit of 65536 bytes")),
+    "UnsupportedMediaType": (415, "The body is not sent as application/json.", problem_body(
+        415, "the request body must be JSON, sent with Content-Type: application/json")),
+    "UnprocessableContent": (422, "The input is invalid; `errors` names each field at fault.", problem_body(
+        422, "hand: unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)",
+        type_=INVALID_INPUT, errors=[{
+            "pointer": "#/hand",
+            "detail": "unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)"}])),
+    "Error": (500, "Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500.", problem_body(
+        405, "DELETE is not allowed on /v1/layoffs; allowed: OPTIONS, POST")),
+}
+BODY_ERRORS = {400: "BadRequest", 413: "ContentTooLarge", 415: "UnsupportedMediaType", 422: "UnprocessableContent"}
+QUERY_ERRORS = {422: "UnprocessableContent"}
+
+
+class Api(flask_smorest.Api):  # type: ignore[misc]
+    """flask-smorest's Api, with problem+json error responses and no error handler of its own."""
+
+    DEFAULT_ERROR_RESPONSE_NAME = "Error"
+
+    def _register_error_handlers(self) -> None:
+        """``service.errors`` answers every error."""
+
+    def _register_responses(self) -> None:
+        spec: APISpec = self.spec
+        for name, schema in component_schemas().items():
+            spec.components.schema(name, schema)
+        spec.components.schema("Problem", schema=Problem)
+        spec.components.schema("BatchAnswer", schema=BatchAnswer)
+        spec.components.schema("BatchError", schema=BatchError)
+        for name, (_, description, example) in ERROR_RESPONSES.items():
+            content = {"schema": {"$ref": "#/components/schemas/Problem"}, "example": example}
+            spec.components.response(name, {"description": description, "content": {PROBLEM_MEDIA_TYPE: content}})
+
+
+class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
+    """A flask-smorest Blueprint whose arguments document this API's own error responses."""
+
+    def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Callable[[Any], Any]:
+        """Load and validate ``location`` with ``schema``; document its 4xx problems."""
+        decorator = super().arguments(schema, location=location, **kwargs)
+        errors = BODY_ERRORS if location == "json" else QUERY_ERRORS
+
+        def wrap(view: Any) -> Any:
+            loaded = decorator(view)
+            loaded._apidoc["arguments"]["responses"] = dict(errors)
+            return loaded
+
+        return wrap
+
+
+def register_api(api: Api) -> None:
+    """Register every blueprint of the API."""
+    from . import games, hands, layoffs, ops, rounds, rules
+
+    for module in (hands, layoffs, rounds, games, rules, ops):
+        api.register_blueprint(module.blp)

@@ -1,0 +1,156 @@
+"""Request fields that load straight into core values: cards, hands and rules.
+
+Each field converts with the core parser (so the HTTP layer accepts exactly what the core
+accepts) and documents itself in OpenAPI with the same constraints: patterns, sizes, uniqueness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from marshmallow import ValidationError, fields
+
+from ..core.cards import Card, CardError, Hand, parse_card, parse_hand
+from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, resolve_rules
+
+_RANKS = "(10|[2-9ATJQKatjqk])"
+_SUITS = "[shdcSHDC♠♥♦♣♤♡♢♧]"
+CARD_PATTERN = rf"^\s*{_RANKS}\s*{_SUITS}\s*$"
+"""One card as the core parses it: rank A 2-9 T/10 J Q K (any case), suit s h d c or a symbol."""
+
+CARD_MAX_LENGTH = 16
+CARDS_TEXT_MAX_LENGTH = 256
+CARD_REF = {"$ref": "#/components/schemas/Card"}
+RULES_REF = {"$ref": "#/components/schemas/RuleParameters"}
+PRESET_REF = {"$ref": "#/components/schemas/PresetName"}
+
+
+def hand_text_pattern(least: int, most: int) -> str:
+    """Pattern of a string of ``least``-``most`` cards separated by spaces and/or commas."""
+    card = f"{_RANKS}{_SUITS}"
+    return rf"^[\s,]*{card}([\s,]+{card}){{{least - 1},{most - 1}}}[\s,]*$"
+
+
+def _size_text(sizes: tuple[int, ...]) -> str:
+    return " or ".join(map(str, sizes)) if len(sizes) <= 2 else f"{sizes[0]} to {sizes[-1]}"
+
+
+class CardField(fields.Field[Card]):
+    """One card, as a string like ``As``, ``10h`` or ``T♥``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(metadata={"allOf": [CARD_REF], **kwargs.pop("metadata", {})}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Card:
+        if not isinstance(value, str) or len(value) > CARD_MAX_LENGTH:
+            raise ValidationError(f"expected a card as a string of at most {CARD_MAX_LENGTH} characters, like 'As'")
+        try:
+            return parse_card(value)
+        except CardError as error:
+            raise ValidationError(str(error)) from None
+
+
+class CardsField(fields.Field[Hand]):
+    """Distinct cards as a list (``["As", "2s"]``) or one string (``"As 2s"``), loaded as a hand."""
+
+    def __init__(self, sizes: range | tuple[int, ...], text_only: bool = False, **kwargs: Any) -> None:
+        self.sizes = tuple(sizes)
+        least, most = self.sizes[0], self.sizes[-1]
+        text = {"type": "string", "pattern": hand_text_pattern(least, most), "maxLength": CARDS_TEXT_MAX_LENGTH}
+        listed = {"type": "array", "items": CARD_REF, "minItems": least, "maxItems": most, "uniqueItems": True}
+        schema: dict[str, Any] = text if text_only else {"oneOf": [listed, text]}
+        schema["description"] = (f"{_size_text(self.sizes)} distinct cards: " + (
+            "one string of cards separated by commas or spaces." if text_only
+            else "a list of cards, or one string of cards separated by spaces or commas."))
+        super().__init__(metadata={**schema, **kwargs.pop("metadata", {})}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Hand:
+        if isinstance(value, str):
+            if len(value) > CARDS_TEXT_MAX_LENGTH:
+                raise ValidationError(f"expected at most {CARDS_TEXT_MAX_LENGTH} characters")
+        elif not isinstance(value, list) or not all(
+            isinstance(card, str) and len(card) <= CARD_MAX_LENGTH for card in value
+        ):
+            raise ValidationError("expected a list of cards like [\"As\", \"2s\"] or a string like \"As 2s\"")
+        try:
+            return parse_hand(value, self.sizes)
+        except CardError as error:
+            raise ValidationError(str(error)) from None
+
+
+class RulesField(fields.Field[Rules]):
+    """Rules as a preset name, an object of parameters, or both (``{"preset": ..., **overrides}``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        schema = {
+            "oneOf": [PRESET_REF, RULES_REF],
+            "description": "A preset name, or an object of rule parameters with an optional `preset` "
+            "they override. Missing: the default rules.",
+        }
+        super().__init__(metadata={**schema, **kwargs.pop("metadata", {})}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Rules:
+        if isinstance(value, str):
+            return load_rules(value, {}, preset_at_root=True)
+        if isinstance(value, dict):
+            overrides = dict(value)
+            preset = overrides.pop("preset", None)
+            if "preset" in value and not isinstance(preset, str):
+                raise ValidationError({"preset": ["expected a preset name"]})
+            return load_rules(preset, overrides)
+        raise ValidationError("expected a preset name or an object of rule parameters")
+
+
+def load_rules(preset: str | None, overrides: Mapping[str, object], preset_at_root: bool = False) -> Rules:
+    """The core's rules, with a rules error turned into a validation error on its parameter."""
+    try:
+        return resolve_rules(preset, overrides)
+    except RulesError as error:
+        if preset_at_root and error.field == "preset":
+            raise ValidationError(error.message) from None
+        raise ValidationError({error.field: [error.message]}) from None
+
+
+def parameter_json_schema(parameter: RuleParameter) -> dict[str, Any]:
+    """OpenAPI schema of one rule parameter, from its core description."""
+    schema: dict[str, Any] = {
+        "type": [parameter.kind, "null"] if parameter.nullable else parameter.kind,
+        "description": parameter.description,
+        "default": parameter.default,
+    }
+    if parameter.minimum is not None:
+        schema["minimum"] = parameter.minimum
+    if parameter.maximum is not None:
+        schema["maximum"] = parameter.maximum
+    if parameter.choices:
+        schema["enum"] = list(parameter.choices)
+    return schema
+
+
+def component_schemas() -> dict[str, dict[str, Any]]:
+    """The shared OpenAPI components the fields refer to: Card, PresetName, RuleParameters."""
+    return {
+        "Card": {
+            "type": "string",
+            "pattern": CARD_PATTERN,
+            "maxLength": CARD_MAX_LENGTH,
+            "description": "A card: rank A 2-9 T (or 10) J Q K, then suit s h d c (or ♠ ♥ ♦ ♣); any case.",
+            "examples": ["As", "10h", "Td", "K♣"],
+        },
+        "PresetName": {
+            "type": "string",
+            "enum": list(PRESETS),
+            "description": "A named rule set; GET /v1/rules lists them.",
+        },
+        "RuleParameters": {
+            "type": "object",
+            "description": "Rule parameters over the default rules, or over `preset` when given.",
+            "properties": {
+                "preset": {**PRESET_REF, "description": "The preset these parameters override."},
+                **{p.name: parameter_json_schema(p) for p in RULE_PARAMETERS},
+            },
+            "additionalProperties": False,
+            "examples": [{"preset": "oklahoma", "oklahoma_ace": "one"}, {"knock_limit": 5}],
+        },
+    }

@@ -1,0 +1,56 @@
+"""``/v1/games``: running totals and the final result of a game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, jsonify
+from flask.views import MethodView
+from marshmallow import ValidationError
+
+from ..core.rules import Rules, resolve_rules
+from ..core.scoring import GameError, HandRecord, partnership_deal, score_game
+from . import Blueprint, render
+from .schemas import GameScore, GameScoreRequest
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Game scores with every bonus.")
+
+
+def game(records: list[HandRecord], rules: Rules, field: str) -> render.JSON:
+    """Score the game; a record the core rejects is reported at its index in ``field``."""
+    try:
+        return render.game_score(records, score_game(records, rules))
+    except GameError as error:
+        raise ValidationError({field: {error.index: [str(error)]}}) from None
+
+
+HANDS: list[dict[str, Any]] = [{"winner": 0, "points": 31}, {"winner": 1, "points": 12}, {"winner": None, "points": 0},
+         {"winner": 0, "points": 45}, {"winner": 0, "points": 27}]
+EXAMPLES = {
+    "players": {"summary": "Two players", "value": {"hands": HANDS, "rules": "standard"}},
+    "partnership": {"summary": "Two partnerships: each deal's two tables", "value": {
+        "deals": [{"tables": [{"winner": 0, "points": 40}, {"winner": 1, "points": 15}]},
+                  {"tables": [{"winner": 0, "points": 70}, {"winner": 0, "points": 22}]}],
+        "rules": "partnership"}},
+}
+ANSWERS = {"players": {"summary": "A finished game", "value": game(
+    [HandRecord(h["winner"], h["points"]) for h in HANDS], resolve_rules("standard"), "hands")}}
+
+
+@blp.route("/score")
+class ScoreGame(MethodView):
+    """Game scoring."""
+
+    @blp.arguments(GameScoreRequest(), examples=EXAMPLES)
+    @blp.response(200, GameScore, examples=ANSWERS)
+    def post(self, args: dict[str, Any]) -> Response:
+        """Running totals, and once a side reaches the target: game, box and shutout bonuses.
+
+        Give `hands` (two players, winner 0 or 1) or `deals` (two partnerships: each deal's two
+        tables, winners as teams 0 and 1; a team winning both scores the sum, otherwise the
+        difference).
+        """
+        if "deals" in args:
+            records = [partnership_deal(*deal["tables"]) for deal in args["deals"]]
+            return jsonify(game(records, args["rules"], "deals"))
+        return jsonify(game(args["hands"], args["rules"], "hands"))

@@ -1,0 +1,108 @@
+"""``/v1/hands``: least deadwood, every optimal arrangement, every discard of a drawn hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, jsonify
+from flask.views import MethodView
+from marshmallow import RAISE, ValidationError
+
+from ..core.cards import Card, Hand, parse_hand
+from ..core.melds import analyze_drawn_hand, optimal_arrangements
+from ..core.rules import Rules, resolve_rules
+from ..errors import invalid_input, validation_messages
+from . import Blueprint, render
+from .schemas import (
+    AnalyzeQuery,
+    AnalyzeRequest,
+    BatchAnalysis,
+    BatchAnalyzeRequest,
+    HandAnalysis,
+    knock_limit_for,
+)
+
+blp = Blueprint("hands", __name__, url_prefix="/v1/hands",
+                description="Least deadwood, every optimal arrangement, and every discard of a drawn hand.")
+
+
+def analyze(hand: Hand, rules: Rules, upcard: Card | None = None) -> render.JSON:
+    """The analysis of a 10-card hand, or of an 11-card hand over every discard."""
+    limit = knock_limit_for(rules, upcard)
+    if hand.bit_count() == 11:
+        return render.drawn_hand_analysis(analyze_drawn_hand(hand), limit)
+    return render.hand_analysis(hand, optimal_arrangements(hand), limit)
+
+
+TEN = "As 2s 3s 7h 7d 7c Kd Qd Jd 5c"
+ELEVEN = "As 2s 3s 4s 7h 7d 7c Kd Qd Jd 9c"
+EXAMPLES = {
+    "ten": {"summary": "Ten cards, as a list", "value": {"hand": TEN.split()}},
+    "eleven": {"summary": "Eleven cards just after a draw, as a string", "value": {"hand": ELEVEN}},
+    "rules": {"summary": "Oklahoma: the upcard sets the knock limit",
+              "value": {"hand": TEN, "rules": "oklahoma", "upcard": "8c"}},
+}
+ANSWERS = {
+    "ten": {"summary": "Ten cards", "value": analyze(parse_hand(TEN), resolve_rules())},
+    "eleven": {"summary": "Eleven cards", "value": analyze(parse_hand(ELEVEN), resolve_rules())},
+}
+
+
+@blp.route("/analyze")
+class Analyze(MethodView):
+    """One hand."""
+
+    @blp.arguments(AnalyzeQuery(), location="query", unknown=RAISE)
+    @blp.response(200, HandAnalysis, examples=ANSWERS)
+    def get(self, args: dict[str, Any]) -> Response:
+        """Analyze a hand given in the query: `?hand=As,2s,3s,...`.
+
+        Rules come as a preset (`rules=oklahoma`) and/or single parameters (`knock_limit=5`).
+        """
+        return jsonify(analyze(**args))
+
+    @blp.arguments(AnalyzeRequest(), examples=EXAMPLES)
+    @blp.response(200, HandAnalysis, examples=ANSWERS)
+    def post(self, args: dict[str, Any]) -> Response:
+        """Analyze a hand of 10 cards, or 11 just after a draw.
+
+        For 11 cards the top level describes the best discard (`discard`), and `discards` lists
+        every discard, best first.
+        """
+        return jsonify(analyze(**args))
+
+
+ITEM = AnalyzeRequest()
+
+
+def batch_answer(index: int, item: Any, rules: Rules) -> render.JSON:
+    """One hand of a batch: its analysis, or its own problem (pointers into the whole request)."""
+    try:
+        args = ITEM.load(item)
+        if "rules" not in item:
+            args["rules"] = rules
+        return {"status": 200, "analysis": analyze(**args)}
+    except ValidationError as error:
+        return {"status": 422, "problem": invalid_input(validation_messages(error), ("hands", index))}
+
+
+BATCH_EXAMPLE: dict[str, Any] = {
+    "hands": [{"hand": TEN}, {"hand": ELEVEN, "rules": "standard"}, {"hand": TEN, "rules": "oklahoma"}],
+    "rules": {"knock_limit": 7},
+}
+
+
+@blp.route("/analyze/batch")
+class AnalyzeBatch(MethodView):
+    """Many hands in one request."""
+
+    max_body_config = "BATCH_MAX_CONTENT_LENGTH"
+
+    @blp.arguments(BatchAnalyzeRequest(), example=BATCH_EXAMPLE)
+    @blp.response(200, BatchAnalysis, example={"results": [
+        batch_answer(i, item, resolve_rules(None, BATCH_EXAMPLE["rules"]))
+        for i, item in enumerate(BATCH_EXAMPLE["hands"])]})
+    def post(self, batch: dict[str, Any]) -> Response:
+        """Analyze up to 1,000 hands; each is answered, or given its own problem, in order."""
+        rules = batch["rules"]
+        return jsonify({"results": [batch_answer(i, item, rules) for i, item in enumerate(batch["hands"])]})

@@ -1,0 +1,130 @@
+"""Core results as JSON-ready dicts, built by hand (several times faster than a schema dump).
+
+``schemas.py`` documents each shape; the tests check every answer against the published spec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from ..core.cards import Hand, format_card, format_hand
+from ..core.layoffs import DefenderResult, Layoff
+from ..core.melds import Arrangement, DrawnHandAnalysis, Meld
+from ..core.rules import PRESETS, RULE_PARAMETERS, Rules
+from ..core.scoring import GameResult, HandRecord, RoundResult
+
+JSON = dict[str, Any]
+
+
+def melds(groups: Iterable[Meld]) -> list[list[str]]:
+    """Melds as lists of cards, each by rank then suit."""
+    return [format_hand(meld) for meld in groups]
+
+
+def arrangement(laid: Arrangement) -> JSON:
+    """Melds, unmelded cards and their value."""
+    return {"melds": melds(laid.melds), "deadwood_cards": format_hand(laid.deadwood_cards),
+            "deadwood": laid.deadwood}
+
+
+def hand_analysis(hand: Hand, arrangements: Sequence[Arrangement], limit: int) -> JSON:
+    """A 10-card hand: least deadwood and every optimal arrangement."""
+    best = arrangements[0]
+    return {
+        "hand": format_hand(hand),
+        "knock_limit": limit,
+        "deadwood": best.deadwood,
+        "melds": melds(best.melds),
+        "deadwood_cards": format_hand(best.deadwood_cards),
+        "can_knock": best.deadwood <= limit,
+        "gin": best.deadwood == 0,
+        "arrangements": [arrangement(a) for a in arrangements],
+    }
+
+
+def drawn_hand_analysis(analysis: DrawnHandAnalysis, limit: int) -> JSON:
+    """An 11-card hand: the best discard's analysis, big gin, and every discard best first."""
+    best = analysis.options[0]
+    answer = hand_analysis(analysis.hand, best.arrangements, limit)
+    answer["discard"] = format_card(best.card)
+    answer["best_discards"] = [format_card(card) for card in analysis.best_discards]
+    answer["big_gin"] = analysis.big_gin is not None
+    answer["big_gin_melds"] = None if analysis.big_gin is None else melds(analysis.big_gin.melds)
+    answer["discards"] = [
+        {
+            "card": format_card(option.card),
+            "deadwood": option.deadwood,
+            "melds": melds(option.arrangements[0].melds),
+            "deadwood_cards": format_hand(option.arrangements[0].deadwood_cards),
+            "can_knock": option.deadwood <= limit,
+            "gin": option.deadwood == 0,
+        }
+        for option in analysis.options
+    ]
+    return answer
+
+
+def layoff_list(layoffs: Iterable[Layoff]) -> list[JSON]:
+    """Layoffs as card and knocker-meld index."""
+    return [{"card": format_card(layoff.card), "meld_index": layoff.meld_index} for layoff in layoffs]
+
+
+def defender(result: DefenderResult) -> JSON:
+    """The defender's own melds, layoffs in playable order, and deadwood."""
+    return {"melds": melds(result.melds), "layoffs": layoff_list(result.layoffs),
+            "deadwood_cards": format_hand(result.deadwood_cards), "deadwood": result.deadwood}
+
+
+def layoffs(knocker_melds: Sequence[Meld], possible: Iterable[Layoff], best: DefenderResult) -> JSON:
+    """Every possible layoff and the defender's best result."""
+    return {"knocker_melds": melds(knocker_melds), "possible_layoffs": layoff_list(possible), **defender(best)}
+
+
+def round_score(result: RoundResult) -> JSON:
+    """A scored round, both sides laid out."""
+    return {
+        "outcome": result.outcome,
+        "winner": result.winner,
+        "points": result.points,
+        "knock_limit": result.knock_limit,
+        "doubled": result.doubled,
+        "extra_boxes": result.extra_boxes,
+        "discard": None if result.discard is None else format_card(result.discard),
+        "knocker": arrangement(result.knocker),
+        "defender": defender(result.defender),
+    }
+
+
+def game_score(hands: Sequence[HandRecord], result: GameResult) -> JSON:
+    """Running totals and the final result."""
+    return {
+        "hands": [asdict(hand) for hand in hands],
+        "running_totals": [list(totals) for totals in result.running_totals],
+        "complete": result.complete,
+        "winner": result.winner,
+        "hands_won": list(result.hands_won),
+        "boxes": list(result.boxes),
+        "box_points": list(result.box_points),
+        "game_bonus": result.game_bonus,
+        "shutout": result.shutout,
+        "final_scores": list(result.final_scores),
+        "settlement": result.settlement,
+    }
+
+
+def rules_catalog(default: Rules) -> JSON:
+    """Every rule parameter with its default and meaning, and every preset's values."""
+    return {
+        "default": asdict(default),
+        "parameters": [
+            {"name": p.name, "type": p.kind, "nullable": p.nullable, "default": p.default, "minimum": p.minimum,
+             "maximum": p.maximum, "choices": list(p.choices), "description": p.description}
+            for p in RULE_PARAMETERS
+        ],
+        "presets": [
+            {"name": p.name, "source": p.source, "description": p.description, "rules": asdict(p.rules)}
+            for p in PRESETS.values()
+        ],
+    }

@@ -1,0 +1,29 @@
+"""``/v1/rules``: the rule parameters and the presets."""
+
+from __future__ import annotations
+
+from flask import Response, jsonify
+from flask.views import MethodView
+
+from ..core.rules import resolve_rules
+from . import Blueprint, render
+from .schemas import RulesCatalog
+
+blp = Blueprint("rules", __name__, url_prefix="/v1/rules", description="Rule parameters and presets.")
+
+CATALOG = render.rules_catalog(resolve_rules())
+
+
+@blp.route("")
+class RulesResource(MethodView):
+    """The rules."""
+
+    @blp.response(200, RulesCatalog, example=CATALOG)
+    def get(self) -> Response:
+        """Every rule parameter with its default and meaning, and every preset.
+
+        Every endpoint takes `rules` as a preset name (`"oklahoma"`), an object of parameters
+        (`{"knock_limit": 5}`, over the default rules), or both (`{"preset": "oklahoma",
+        "oklahoma_ace": "one"}`).
+        """
+        return jsonify(CATALOG)

@@ -1,0 +1,404 @@
+"""Every request and response schema of the API.
+
+Requests are loaded with these schemas (into core values: hands, cards, rules). Responses are
+built as plain dicts by ``render`` for speed; their schemas here document them, and the test
+suite checks every answer against the published spec.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
+
+from ..core.cards import Card, CardError, Hand, format_card
+from ..core.knocks import check_discard, knock_limit
+from ..core.layoffs import check_knocker_melds
+from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
+from ..core.scoring import HandRecord
+from .fields import CardField, CardsField, RulesField, load_rules
+
+HAND_SIZES = (10, 11)
+MELD_SIZES = range(3, 12)
+BATCH_LIMIT = 1000
+HANDS_LIMIT = 500
+DEALS_LIMIT = 250
+CANONICAL_CARD = r"^[A2-9TJQK][shdc]$"
+
+
+def knock_limit_for(rules: Rules, upcard: Card | None) -> int:
+    """The knock limit, with a missing Oklahoma upcard reported on the ``upcard`` field."""
+    try:
+        return knock_limit(rules, upcard)
+    except CardError as error:
+        raise ValidationError(str(error), "upcard") from None
+
+
+def _at(field: str, error: CardError) -> ValidationError:
+    return ValidationError(str(error), field)
+
+
+def _first_card(cards: Hand) -> str:
+    return format_card((cards & -cards).bit_length() - 1)
+
+
+# --- requests ------------------------------------------------------------------------------
+
+class AnalyzeRequest(Schema):
+    """A hand of 10 cards, or 11 just after a draw."""
+
+    hand = CardsField(HAND_SIZES, required=True)
+    rules = RulesField(load_default=resolve_rules)
+    upcard = CardField(metadata={"description": "Oklahoma: the first upcard, which sets the knock limit."})
+
+    @validates_schema
+    def _knock_limit_known(self, data: dict[str, Any], **kwargs: Any) -> None:
+        knock_limit_for(data["rules"], data.get("upcard"))
+
+
+class BatchItems(fields.List[Any]):
+    """A list documented with its item schema but loaded raw: each item is then answered on its own."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.make_error("invalid")
+        return value
+
+
+class BatchAnalyzeRequest(Schema):
+    """Up to 1,000 hands; ``rules`` applies to every hand that has none of its own."""
+
+    hands = BatchItems(fields.Nested(AnalyzeRequest), required=True, validate=validate.Length(1, BATCH_LIMIT))
+    rules = RulesField(load_default=resolve_rules)
+
+
+class LayoffsRequest(Schema):
+    """The knocker's melds and the defender's ten cards."""
+
+    knocker_melds = fields.List(CardsField(MELD_SIZES), required=True, validate=validate.Length(1, 3),
+                                metadata={"description": "The melds the knocker laid out (layoffs name them "
+                                          "by their index in this list)."})
+    defender = CardsField((10,), required=True)
+    rules = RulesField(load_default=resolve_rules,
+                       metadata={"description": "Accepted for uniformity; no rule parameter changes layoffs."})
+
+    @validates_schema
+    def _melds_valid(self, data: dict[str, Any], **kwargs: Any) -> None:
+        melds = data["knocker_melds"]
+        try:
+            check_knocker_melds(melds)
+        except CardError as error:
+            raise _at("knocker_melds", error) from None
+        shared = data["defender"] & sum(melds)
+        if shared:
+            raise ValidationError(f"{_first_card(shared)} is in both the defender's hand and a knocker meld",
+                                  "defender")
+
+
+class RoundScoreRequest(Schema):
+    """A knocked hand: both players' cards, and optionally how the knocker laid out."""
+
+    knocker = CardsField(HAND_SIZES, required=True, metadata={
+        "description": "The knocker's 10 cards after the discard, or 11 with `discard`, or 11 melded for big gin."})
+    defender = CardsField((10,), required=True)
+    knocker_melds = fields.List(CardsField(MELD_SIZES), validate=validate.Length(0, 3), metadata={
+        "description": "The knocker's laid-out melds; missing: the legal layout that scores best."})
+    discard = CardField(metadata={"description": "With an 11-card knocker: the card discarded face down."})
+    upcard = CardField(metadata={"description": "Oklahoma: the first upcard, which sets the knock limit."})
+    drawn_from_discard = CardField(metadata={
+        "description": "The card the knocker took from the discard pile this turn, if any."})
+    rules = RulesField(load_default=resolve_rules)
+
+    @validates_schema
+    def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
+        knocker, defender, rules = data["knocker"], data["defender"], data["rules"]
+        upcard, discard = data.get("upcard"), data.get("discard")
+        if knocker & defender:
+            raise ValidationError(f"{_first_card(knocker & defender)} is in both hands", "defender")
+        knock_limit_for(rules, upcard)
+        if upcard is not None and (knocker | defender) >> upcard & 1 and upcard != data.get("drawn_from_discard"):
+            raise ValidationError(f"the upcard {format_card(upcard)} is also in a hand", "upcard")
+        if discard is not None:
+            if knocker.bit_count() != 11:
+                raise ValidationError("a discard is given only with an 11-card knocker", "discard")
+            try:
+                check_discard(knocker, discard, rules, data.get("drawn_from_discard"))
+            except CardError as error:
+                raise _at("discard", error) from None
+            knocker &= ~(1 << discard)
+        if "knocker_melds" in data:
+            try:
+                check_knocker_melds(data["knocker_melds"], knocker)
+            except CardError as error:
+                raise _at("knocker_melds", error) from None
+
+
+class HandResult(Schema):
+    """One hand's result: who won it and how many points (after any doubling)."""
+
+    winner = fields.Integer(strict=True, required=True, allow_none=True, validate=validate.OneOf([0, 1]),
+                            metadata={"description": "Player (or team) 0 or 1; null for a drawn hand."})
+    points = fields.Integer(strict=True, required=True, validate=validate.Range(0, 10000))
+    extra_boxes = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 100),
+                                 metadata={"description": "Oklahoma extra boxes won with the hand."})
+
+    @validates_schema
+    def _drawn_scores_nothing(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data["winner"] is None and (data["points"] or data["extra_boxes"]):
+            raise ValidationError("a drawn hand (winner null) scores no points and no boxes")
+
+    @post_load
+    def _record(self, data: dict[str, Any], **kwargs: Any) -> HandRecord:
+        return HandRecord(data["winner"], data["points"], data["extra_boxes"])
+
+
+class Deal(Schema):
+    """A partnership deal: the two tables' results, winners given as teams 0 and 1."""
+
+    tables = fields.List(fields.Nested(HandResult), required=True, validate=validate.Length(2, 2))
+
+
+class GameScoreRequest(Schema):
+    """A game's hands in order: ``hands`` for two players, or ``deals`` for two partnerships."""
+
+    hands = fields.List(fields.Nested(HandResult), validate=validate.Length(0, HANDS_LIMIT))
+    deals = fields.List(fields.Nested(Deal), validate=validate.Length(0, DEALS_LIMIT))
+    rules = RulesField(load_default=resolve_rules)
+
+    @validates_schema
+    def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if ("hands" in data) == ("deals" in data):
+            raise ValidationError("give either hands (two players) or deals (partnerships), not both")
+
+
+GAME_REQUEST_ONE_OF = {"oneOf": [{"required": ["hands"]}, {"required": ["deals"]}]}
+
+
+def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
+    """A query-string field for one rule parameter (typed, bounded, documented)."""
+    options: dict[str, Any] = {"metadata": {"description": parameter.description}}
+    if parameter.kind == "boolean":
+        return fields.Boolean(truthy={"true"}, falsy={"false"}, **options)
+    if parameter.kind == "integer":
+        return fields.Integer(validate=validate.Range(parameter.minimum, parameter.maximum), **options)
+    return fields.String(validate=validate.OneOf(parameter.choices), **options)
+
+
+class _AnalyzeQueryBase(Schema):
+    """``GET /v1/hands/analyze?hand=As,2s,...``: the hand, a preset, and any rule overrides."""
+
+    class Meta:
+        unknown = RAISE
+
+    hand = CardsField(HAND_SIZES, text_only=True, required=True)
+    rules = fields.String(validate=validate.OneOf(list(PRESETS)), metadata={"description": "A preset name."})
+    upcard = CardField(metadata={"description": "Oklahoma: the first upcard, which sets the knock limit."})
+
+    @post_load
+    def _resolve(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        hand, upcard = data.pop("hand"), data.pop("upcard", None)
+        rules = load_rules(data.pop("rules", None), data, preset_at_root=True)
+        knock_limit_for(rules, upcard)
+        return {"hand": hand, "rules": rules, "upcard": upcard}
+
+
+AnalyzeQuery = _AnalyzeQueryBase.from_dict(
+    {p.name: _query_field(p) for p in RULE_PARAMETERS if not p.nullable}, name="AnalyzeQuery")
+
+
+# --- responses (documentation: render.py builds them) --------------------------------------
+
+def _card(description: str | None = None, required: bool = True) -> fields.String:
+    return fields.String(required=required, validate=validate.Regexp(CANONICAL_CARD),
+                         metadata={"description": description} if description else {})
+
+
+def _cards(description: str) -> fields.List[Any]:
+    return fields.List(_card(), required=True, metadata={"description": description})
+
+
+def _melds(description: str = "Melds, each a list of cards by rank then suit.") -> fields.List[Any]:
+    return fields.List(fields.List(_card()), required=True, metadata={"description": description})
+
+
+class Arrangement(Schema):
+    """Ten (or eleven) cards laid out: melds and the unmelded rest."""
+
+    melds = _melds()
+    deadwood_cards = _cards("Cards in no meld.")
+    deadwood = fields.Integer(required=True, metadata={"description": "Value of the deadwood cards."})
+
+
+class DiscardOption(Schema):
+    """An 11-card hand after one discard."""
+
+    card = _card("The card discarded.")
+    deadwood = fields.Integer(required=True, metadata={"description": "Least deadwood of the other ten."})
+    melds = _melds("The best melds of the other ten.")
+    deadwood_cards = _cards("What stays unmelded.")
+    can_knock = fields.Boolean(required=True, metadata={"description": "Deadwood within the knock limit."})
+    gin = fields.Boolean(required=True, metadata={"description": "No deadwood."})
+
+
+class HandAnalysis(Schema):
+    """The least deadwood and every optimal arrangement; for 11 cards, every discard."""
+
+    hand = _cards("The hand, by rank then suit.")
+    knock_limit = fields.Integer(required=True, metadata={"description": "The knock limit applied."})
+    deadwood = fields.Integer(required=True, metadata={
+        "description": "Least deadwood (11 cards: after the best discard)."})
+    melds = _melds("The best arrangement's melds (11 cards: after `discard`).")
+    deadwood_cards = _cards("The best arrangement's unmelded cards.")
+    can_knock = fields.Boolean(required=True, metadata={"description": "`deadwood` is within the knock limit."})
+    gin = fields.Boolean(required=True, metadata={"description": "`deadwood` is 0."})
+    arrangements = fields.List(fields.Nested(Arrangement), required=True, metadata={
+        "description": "Every distinct optimal arrangement (touching runs of a suit joined), best first "
+        "(11 cards: after `discard`)."})
+    discard = _card("11 cards: the best discard.", required=False)
+    best_discards = fields.List(_card(), metadata={"description": "11 cards: every discard reaching `deadwood`."})
+    big_gin = fields.Boolean(metadata={"description": "11 cards: all eleven meld (whether or not the rules "
+                                       "score big gin)."})
+    big_gin_melds = fields.List(fields.List(_card()), allow_none=True, metadata={
+        "description": "11 cards: the eleven cards melded, or null."})
+    discards = fields.List(fields.Nested(DiscardOption), metadata={
+        "description": "11 cards: one entry per card, best discard first."})
+
+
+class FieldError(Schema):
+    """What is wrong with one part of the request."""
+
+    pointer = fields.String(metadata={"description": "JSON pointer (as a URI fragment) into the body."})
+    parameter = fields.String(metadata={"description": "The query parameter at fault."})
+    detail = fields.String(required=True)
+
+
+class Problem(Schema):
+    """An RFC 9457 problem detail (``application/problem+json``)."""
+
+    type = fields.String(required=True, metadata={"description": "A URI naming the kind of problem."})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    errors = fields.List(fields.Nested(FieldError), metadata={"description": "Each invalid input."})
+    deadwood = fields.Integer(metadata={"description": "Illegal knock: the knocker's deadwood."})
+    limit = fields.Integer(metadata={"description": "Illegal knock: the knock limit."})
+
+
+class BatchAnswer(Schema):
+    """One hand of a batch, answered."""
+
+    status = fields.Integer(required=True, validate=validate.OneOf([200]))
+    analysis = fields.Nested(HandAnalysis, required=True)
+
+
+class BatchError(Schema):
+    """One hand of a batch that could not be answered, with its problem."""
+
+    status = fields.Integer(required=True, validate=validate.OneOf([422]))
+    problem = fields.Nested(Problem, required=True)
+
+
+class BatchAnalysis(Schema):
+    """The answers, in the order of the request's hands."""
+
+    results = fields.List(fields.Raw(metadata={"oneOf": [{"$ref": "#/components/schemas/BatchAnswer"},
+                                                         {"$ref": "#/components/schemas/BatchError"}]}),
+                          required=True)
+
+
+class Layoff(Schema):
+    """A defender's card and the knocker meld it goes onto."""
+
+    card = _card()
+    meld_index = fields.Integer(required=True, metadata={"description": "Index into `knocker_melds`."})
+
+
+class LayoffsResult(Schema):
+    """Every possible layoff, and the defender's best melds and layoffs chosen together."""
+
+    knocker_melds = _melds("The knocker's melds, in the request's order.")
+    possible_layoffs = fields.List(fields.Nested(Layoff), required=True, metadata={
+        "description": "Every card that could be laid off (alone or in a chain), onto which meld."})
+    melds = _melds("The defender's own melds in its best result.")
+    layoffs = fields.List(fields.Nested(Layoff), required=True, metadata={
+        "description": "The defender's layoffs in its best result, in an order they can be played."})
+    deadwood_cards = _cards("The defender's cards neither melded nor laid off.")
+    deadwood = fields.Integer(required=True)
+
+
+class Defender(LayoffsResult):
+    """The defender's side of a round (no layoffs against gin)."""
+
+    class Meta:
+        exclude = ("knocker_melds", "possible_layoffs")
+
+
+class RoundScore(Schema):
+    """A scored round."""
+
+    outcome = fields.String(required=True, validate=validate.OneOf(["knock", "undercut", "gin", "big_gin", "tie"]),
+                            metadata={"description": "`tie` only when ties are not undercuts."})
+    winner = fields.String(required=True, allow_none=True, validate=validate.OneOf(["knocker", "defender"]),
+                           metadata={"description": "Who scores; null for a tie."})
+    points = fields.Integer(required=True, metadata={"description": "Points to the winner, doubling included."})
+    knock_limit = fields.Integer(required=True)
+    doubled = fields.Boolean(required=True, metadata={"description": "Oklahoma: a spade upcard doubled it."})
+    extra_boxes = fields.Integer(required=True, metadata={"description": "Oklahoma extra boxes to the winner."})
+    discard = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD))
+    knocker = fields.Nested(Arrangement, required=True)
+    defender = fields.Nested(Defender, required=True)
+
+
+class GameScore(Schema):
+    """Running totals, and the final result once a side reached the target."""
+
+    hands = fields.List(fields.Nested(HandResult), required=True, metadata={
+        "description": "The hands scored (for partnerships: each deal's team result)."})
+    running_totals = fields.List(fields.List(fields.Integer()), required=True, metadata={
+        "description": "Both sides' totals after each hand."})
+    complete = fields.Boolean(required=True, metadata={"description": "A side reached the target."})
+    winner = fields.Integer(required=True, allow_none=True, metadata={"description": "0 or 1, null if not complete."})
+    hands_won = fields.List(fields.Integer(), required=True)
+    boxes = fields.List(fields.Integer(), required=True,
+                        metadata={"description": "Boxes (lines), extra boxes included."})
+    box_points = fields.List(fields.Integer(), required=True)
+    game_bonus = fields.Integer(required=True)
+    shutout = fields.Boolean(required=True)
+    final_scores = fields.List(fields.Integer(), required=True, metadata={"description": "Totals with every bonus."})
+    settlement = fields.Integer(required=True, metadata={"description": "What the loser pays the winner."})
+
+
+class RuleParameterInfo(Schema):
+    """A rule parameter: its type, default and meaning."""
+
+    name = fields.String(required=True)
+    type = fields.String(required=True, validate=validate.OneOf(["integer", "boolean", "string"]))
+    nullable = fields.Boolean(required=True)
+    default = fields.Raw(required=True, allow_none=True)
+    minimum = fields.Integer(allow_none=True, required=True)
+    maximum = fields.Integer(allow_none=True, required=True)
+    choices = fields.List(fields.String(), required=True)
+    description = fields.String(required=True)
+
+
+class PresetInfo(Schema):
+    """A named rule set, its source, and every parameter's value in it."""
+
+    name = fields.String(required=True)
+    source = fields.String(required=True)
+    description = fields.String(required=True)
+    rules = fields.Dict(required=True, metadata={"description": "Every rule parameter's value."})
+
+
+class RulesCatalog(Schema):
+    """The rule parameters and the presets."""
+
+    default = fields.Dict(required=True, metadata={"description": "The default rules (no preset)."})
+    parameters = fields.List(fields.Nested(RuleParameterInfo), required=True)
+    presets = fields.List(fields.Nested(PresetInfo), required=True)
+
+
+class Health(Schema):
+    """Liveness or readiness."""
+
+    status = fields.String(required=True, validate=validate.OneOf(["ok", "ready"]))

@@ -1,0 +1,62 @@
+"""Application settings, read from the environment with documented defaults.
+
+| Variable | Default | Meaning |
+|---|---|---|
+| ``GIN_MAX_BODY_BYTES`` | 65536 | Largest request body, except batch (413 above it). |
+| ``GIN_BATCH_MAX_BODY_BYTES`` | 2097152 | Largest body of ``POST /v1/hands/analyze/batch``. |
+| ``GIN_LOG_LEVEL`` | INFO | Level of the application's own log. |
+
+The server's settings (``PORT``, ``WEB_CONCURRENCY``, timeouts) are in ``gunicorn_conf.py``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from . import __version__
+
+DEFAULTS: dict[str, tuple[str, int | str]] = {
+    "MAX_CONTENT_LENGTH": ("GIN_MAX_BODY_BYTES", 64 * 1024),
+    "BATCH_MAX_CONTENT_LENGTH": ("GIN_BATCH_MAX_BODY_BYTES", 2 * 1024 * 1024),
+    "LOG_LEVEL": ("GIN_LOG_LEVEL", "INFO"),
+}
+
+API_SETTINGS: dict[str, Any] = {
+    "API_TITLE": "Gin rummy hand analysis",
+    "API_VERSION": __version__,
+    "OPENAPI_VERSION": "3.1.0",
+    "API_SPEC_OPTIONS": {
+        "info": {
+            "description": (
+                "Exact gin rummy answers: least deadwood and every optimal arrangement, every discard "
+                "of a drawn hand, layoffs, round and game scores under named rule sets.\n\n"
+                "Cards are strings like `As`, `10h`, `Td`, `K♣`; a hand is a list of cards or one "
+                "string (`\"As 2s 3s\"`). Every error is `application/problem+json` (RFC 9457). "
+                "Errors raised by the HTTP server itself before the application runs (request line or "
+                "headers too long: 414, 431, 400) are plain text."
+            ),
+        },
+    },
+}
+
+
+def _environment_value(name: str, default: int | str, environ: Mapping[str, str]) -> int | str:
+    raw = environ.get(name)
+    if raw is None or raw == "":
+        return default
+    if isinstance(default, int):
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+    return raw
+
+
+def load_config(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
+    """Flask config: the API's fixed settings, then each variable or its default."""
+    config = dict(API_SETTINGS)
+    for key, (variable, default) in DEFAULTS.items():
+        config[key] = _environment_value(variable, default, environ)
+    return config

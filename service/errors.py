@@ -1,0 +1,164 @@
+"""Every error as an RFC 9457 problem (``application/problem+json``), from one place.
+
+A problem has ``type``, ``title``, ``status`` and ``detail``; invalid input adds ``errors``, one
+entry per fault: ``pointer`` (a JSON pointer into the body, as a URI fragment) or ``parameter``
+(a query parameter), and ``detail``. Werkzeug's headers (``Allow`` on a 405) are kept.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping
+from typing import Any
+from urllib.parse import quote
+
+from flask import Flask, Response, current_app, request
+from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from .core.cards import CardError
+from .core.rules import RulesError
+from .core.scoring import GameError, IllegalKnockError
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+PROBLEM_BASE = "tag:gin-service,2025:problems/"
+INVALID_INPUT = PROBLEM_BASE + "invalid-input"
+ILLEGAL_KNOCK = PROBLEM_BASE + "illegal-knock"
+
+TITLES = {
+    400: "Bad Request",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    413: "Content Too Large",
+    415: "Unsupported Media Type",
+    422: "Unprocessable Content",
+    500: "Internal Server Error",
+}
+
+log = logging.getLogger(__name__)
+
+
+def problem_body(status: int, detail: str, *, type_: str = "about:blank", **extensions: Any) -> dict[str, Any]:
+    """The JSON members of a problem."""
+    return {"type": type_, "title": TITLES.get(status, "Error"), "status": status, "detail": detail, **extensions}
+
+
+def problem(status: int, detail: str, *, headers: Mapping[str, str] | None = None, **members: Any) -> Response:
+    """A problem+json response."""
+    body = current_app.json.dumps(problem_body(status, detail, **members), separators=(",", ":"))
+    return current_app.response_class(body, status, headers, mimetype=PROBLEM_MEDIA_TYPE)
+
+
+def _pointer(path: tuple[str | int, ...]) -> str:
+    escaped = (str(part).replace("~", "~0").replace("/", "~1") for part in path)
+    return "#" + quote("".join("/" + part for part in escaped), safe="/~!$&'()*+,;=:@")
+
+
+def _leaves(messages: object, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """Flatten marshmallow's nested messages; ``_schema`` names the object itself."""
+    if isinstance(messages, Mapping):
+        for key, value in messages.items():
+            yield from _leaves(value, path if key == "_schema" else (*path, key))
+    elif isinstance(messages, list):
+        for message in messages:
+            yield from _leaves(message, path)
+    else:
+        yield path, str(messages)
+
+
+def field_errors(messages: object, location: str = "json", prefix: tuple[str | int, ...] = ()) -> list[dict[str, str]]:
+    """Marshmallow messages as problem ``errors`` entries."""
+    entries = []
+    for path, message in _leaves(messages, prefix):
+        if location == "query" and path:
+            entries.append({"parameter": str(path[0]), "detail": message})
+        else:
+            entries.append({"pointer": _pointer(path), "detail": message})
+    return entries
+
+
+def summary(errors: list[dict[str, str]]) -> str:
+    """A one-line detail naming the first faults."""
+    parts = []
+    for entry in errors[:3]:
+        if "parameter" in entry:
+            where = entry["parameter"] or '""'
+        else:
+            where = entry["pointer"].removeprefix("#/") or "request body"
+        parts.append(f"{where}: {entry['detail']}")
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return "; ".join(parts) + more
+
+
+def invalid_input(messages: object, prefix: tuple[str | int, ...] = ()) -> dict[str, Any]:
+    """The 422 problem body for marshmallow validation messages about the JSON body."""
+    errors = field_errors(messages, "json", prefix)
+    return problem_body(422, summary(errors), type_=INVALID_INPUT, errors=errors)
+
+
+def _http_detail(error: HTTPException) -> str:
+    if error.code == 405:
+        allowed = ", ".join(sorted(getattr(error, "valid_methods", None) or ()))
+        return f"{request.method} is not allowed on {request.path}; allowed: {allowed}"
+    if error.code == 404:
+        return f"no resource at {request.path}; see /docs"
+    if error.code == 413:
+        return f"the request body is larger than the limit of {request.max_content_length} bytes"
+    if error.code == 415:
+        return "the request body must be JSON, sent with Content-Type: application/json"
+    if error.code == 500:
+        return "the server could not answer this request; the failure has been logged"
+    return error.description or TITLES.get(error.code or 500, "Error")
+
+
+def handle_http_exception(error: HTTPException) -> Response:
+    """Any Werkzeug error (404, 405, 413, ... and webargs' 400/422) as a problem, its headers kept."""
+    status = error.code or 500
+    headers = {k: v for k, v in error.get_headers() if k.lower() not in ("content-type", "content-length")}
+    data = getattr(error, "data", None) or {}
+    messages = data.get("messages")
+    if status == 422 and isinstance(messages, Mapping):
+        errors = [entry for location, inner in messages.items() for entry in field_errors(inner, location)]
+        return problem(422, summary(errors), headers=headers, type_=INVALID_INPUT, errors=errors)
+    if status == 400 and messages is not None:
+        return problem(400, "the request body is not valid JSON", headers=headers)
+    return problem(status, _http_detail(error), headers=headers)
+
+
+def validation_messages(error: ValidationError) -> object:
+    """Marshmallow's messages keyed by field (its own method is untyped)."""
+    return error.normalized_messages()  # type: ignore[no-untyped-call]
+
+
+def handle_validation_error(error: ValidationError) -> Response:
+    """A validation error raised by a view (after loading) as a 422."""
+    body = invalid_input(validation_messages(error))
+    return problem(422, body["detail"], type_=INVALID_INPUT, errors=body["errors"])
+
+
+def handle_domain_error(error: ValueError) -> Response:
+    """A core error on valid-looking input (cards, rules, game record) as a 422."""
+    if isinstance(error, RulesError):
+        return handle_validation_error(ValidationError({"rules": {error.field: [error.message]}}))
+    return problem(422, str(error), type_=INVALID_INPUT)
+
+
+def handle_illegal_knock(error: IllegalKnockError) -> Response:
+    """A knock the rules do not allow: the deadwood and the limit."""
+    return problem(422, str(error), type_=ILLEGAL_KNOCK, deadwood=error.deadwood, limit=error.limit,
+                   errors=[{"pointer": "#/knocker", "detail": str(error)}])
+
+
+def handle_internal_error(error: InternalServerError) -> Response:
+    """Anything unexpected: logged by Flask with its traceback, answered without a detail of it."""
+    return problem(500, _http_detail(error))
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Route every error of the app to a problem response."""
+    app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(InternalServerError, handle_internal_error)
+    app.register_error_handler(ValidationError, handle_validation_error)
+    app.register_error_handler(IllegalKnockError, handle_illegal_knock)
+    for error_class in (CardError, RulesError, GameError):
+        app.register_error_handler(error_class, handle_domain_error)

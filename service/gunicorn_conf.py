@@ -1,0 +1,41 @@
+"""Gunicorn settings for the service; each can be overridden from the environment.
+
+| Variable | Default | Meaning |
+|---|---|---|
+| ``PORT`` | 8000 | Port to listen on. |
+| ``HOST`` | 0.0.0.0 | Address to bind. |
+| ``WEB_CONCURRENCY`` | CPUs available | Worker processes (the work is CPU-bound: one per core). |
+| ``GUNICORN_THREADS`` | 1 | Threads per worker (above 1: the gthread worker, with keep-alive). |
+| ``GUNICORN_TIMEOUT`` | 30 | Seconds a worker may spend on one request before it is restarted. |
+| ``GUNICORN_GRACEFUL_TIMEOUT`` | 30 | Seconds to finish in-flight requests on shutdown. |
+| ``GUNICORN_KEEPALIVE`` | 5 | Seconds to hold an idle keep-alive connection (gthread only). |
+| ``GUNICORN_ACCESS_LOG`` | - | Access log destination (``-``: stdout; empty: off). |
+| ``LOG_LEVEL`` | info | Gunicorn's log level. |
+
+``GUNICORN_CMD_ARGS`` (gunicorn's own) overrides anything here.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _int(name: str, default: int) -> int:
+    value = os.environ.get(name, "")
+    return int(value) if value else default
+
+
+wsgi_app = "service:create_app()"
+bind = f"{os.environ.get('HOST', '0.0.0.0')}:{_int('PORT', 8000)}"
+workers = _int("WEB_CONCURRENCY", len(os.sched_getaffinity(0)))
+threads = _int("GUNICORN_THREADS", 1)
+timeout = _int("GUNICORN_TIMEOUT", 30)
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
+keepalive = _int("GUNICORN_KEEPALIVE", 5)
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None
+errorlog = "-"
+loglevel = os.environ.get("LOG_LEVEL", "info")
+# Heartbeat files in memory, not on a container's overlay disk.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# No control socket: nothing manages the server at run time, and $HOME may be read-only.
+control_socket_disable = True

@@ -1,0 +1,68 @@
+"""API test helpers: every answer a test receives is checked against the published spec."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+from werkzeug.test import TestResponse
+
+SPEC_URI = "urn:gin-service:openapi"
+Call = Callable[..., TestResponse]
+
+
+@pytest.fixture(scope="session")
+def spec(app: Flask) -> dict[str, Any]:
+    """The OpenAPI document the app serves."""
+    document: dict[str, Any] = json.loads(app.extensions["openapi"]["json"])
+    return document
+
+
+@pytest.fixture(scope="session")
+def registry(spec: dict[str, Any]) -> Registry:
+    """The spec as a JSON Schema resource, so its ``#/components/...`` references resolve."""
+    return Registry().with_resource(SPEC_URI, Resource.from_contents(spec, default_specification=DRAFT202012))
+
+
+def _response_spec(spec: dict[str, Any], path: str, method: str, status: int) -> dict[str, Any]:
+    responses = spec["paths"][path][method.lower()]["responses"]
+    response = responses.get(str(status), responses.get("default"))
+    assert response is not None, f"{method} {path}: status {status} is not documented"
+    if "$ref" in response:
+        response = spec["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
+    documented: dict[str, Any] = response
+    return documented
+
+
+def check_conforms(spec: dict[str, Any], registry: Registry, response: TestResponse, path: str, method: str) -> None:
+    """The status is documented, the media type is the documented one, the body fits its schema."""
+    documented = _response_spec(spec, path, method, response.status_code)
+    [(media_type, content)] = documented["content"].items()
+    assert response.mimetype == media_type
+    schema = content["schema"]
+    if "$ref" in schema:
+        schema = {"$ref": SPEC_URI + schema["$ref"]}
+    validator = Draft202012Validator(schema, registry=registry)
+    errors = sorted(validator.iter_errors(response.get_json()), key=str)
+    assert not errors, "\n".join(e.message for e in errors[:5])
+
+
+@pytest.fixture()
+def call(client: FlaskClient, spec: dict[str, Any], registry: Registry) -> Call:
+    """``call(method, url, ...)``: the client's answer, checked against the spec when the route is known."""
+
+    def run(method: str, url: str, template: str | None = None, **kwargs: Any) -> TestResponse:
+        response = client.open(url, method=method, **kwargs)
+        path = template or url.split("?", 1)[0]
+        if method.lower() in spec["paths"].get(path, {}):
+            check_conforms(spec, registry, response, path, method)
+        return response
+
+    return run

@@ -1,0 +1,127 @@
+"""The factory, the configuration, and every HTTP error as RFC 9457 problem+json."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import pytest
+from flask import Flask
+
+from service import __version__, create_app
+from service.config import load_config
+from service.errors import PROBLEM_MEDIA_TYPE
+
+from .conftest import Call
+
+TEN = "As 2s 3s 7h 7d 7c Kd Qd Jd 5c"
+
+
+def test_factory_applies_overrides_over_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIN_MAX_BODY_BYTES", "1234")
+    assert create_app().config["MAX_CONTENT_LENGTH"] == 1234
+    assert create_app({"MAX_CONTENT_LENGTH": 99}).config["MAX_CONTENT_LENGTH"] == 99
+
+
+def test_config_defaults_and_errors() -> None:
+    config = load_config({})
+    assert config["MAX_CONTENT_LENGTH"] == 64 * 1024
+    assert config["BATCH_MAX_CONTENT_LENGTH"] == 2 * 1024 * 1024
+    assert config["API_VERSION"] == __version__
+    with pytest.raises(ValueError, match="GIN_MAX_BODY_BYTES must be an integer"):
+        load_config({"GIN_MAX_BODY_BYTES": "lots"})
+
+
+def _problem(response, status: int) -> dict:  # type: ignore[no-untyped-def]
+    assert response.status_code == status
+    assert response.mimetype == PROBLEM_MEDIA_TYPE
+    body = response.get_json()
+    assert {"type", "title", "status", "detail"} <= body.keys()
+    assert body["status"] == status
+    return body  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "kwargs", "status", "detail"),
+    [
+        ("POST", "/v1/hands/analyze", {"data": "{", "content_type": "application/json"}, 400, "not valid JSON"),
+        ("POST", "/v1/hands/analyze", {"data": b"\xff\xfe", "content_type": "application/json"}, 400,
+         "not valid JSON"),
+        ("GET", "/v2/nothing", {}, 404, "no resource at /v2/nothing"),
+        ("POST", "/v1/hands/analyze", {"json": {"hand": TEN, "pad": "x" * 70_000}}, 413, "limit of 65536 bytes"),
+        ("POST", "/v1/hands/analyze", {"data": TEN, "content_type": "text/plain"}, 415, "application/json"),
+        ("POST", "/v1/hands/analyze", {"data": "hand=As"}, 415, "application/json"),
+        ("POST", "/v1/hands/analyze", {"json": {"hand": "As 2s"}}, 422, "10 or 11 cards, got 2"),
+    ],
+)
+def test_http_errors_are_problems(call: Call, method: str, url: str, kwargs: dict, status: int,  # type: ignore[type-arg]
+                                  detail: str) -> None:
+    assert detail in _problem(call(method, url, **kwargs), status)["detail"]
+
+
+def test_method_not_allowed_keeps_allow_header(call: Call) -> None:
+    response = call("DELETE", "/v1/layoffs")
+    body = _problem(response, 405)
+    assert set(response.headers["Allow"].split(", ")) == {"OPTIONS", "POST"}
+    assert "DELETE is not allowed" in body["detail"]
+
+
+def test_batch_has_its_own_body_limit(call: Call) -> None:
+    hands = [{"hand": TEN}] * 1000
+    response = call("POST", "/v1/hands/analyze/batch", json={"hands": hands})
+    assert response.status_code == 200
+    assert len(response.get_data()) > 64 * 1024
+    too_big = call("POST", "/v1/hands/analyze/batch", json={"hands": hands, "pad": "x" * 2_100_000})
+    assert "limit of 2097152 bytes" in _problem(too_big, 413)["detail"]
+
+
+def test_unexpected_error_is_a_500_that_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    app = create_app()  # not TESTING: exceptions are handled, as in production
+
+    @app.get("/boom")
+    def boom() -> str:
+        raise RuntimeError("secret internals /etc/passwd")
+
+    with caplog.at_level(logging.ERROR):
+        response = app.test_client().get("/boom")
+    body = _problem(response, 500)
+    assert "secret" not in response.get_data(as_text=True)
+    assert body["detail"] == "the server could not answer this request; the failure has been logged"
+    assert "secret internals" in caplog.text
+
+
+def test_unknown_body_field_is_named(call: Call) -> None:
+    body = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "colour": "red"}), 422)
+    assert body["errors"] == [{"pointer": "#/colour", "detail": "Unknown field."}]
+
+
+def test_unknown_query_parameter_is_named(call: Call) -> None:
+    body = _problem(call("GET", f"/v1/hands/analyze?hand={TEN}&knocklimit=5"), 422)
+    assert body["errors"] == [{"parameter": "knocklimit", "detail": "Unknown field."}]
+    nameless = _problem(call("GET", "/v1/hands/analyze?=false"), 422)  # found by the fuzzer
+    assert {"parameter": "", "detail": "Unknown field."} in nameless["errors"]
+
+
+def test_health_and_readiness(call: Call) -> None:
+    assert call("GET", "/healthz").get_json() == {"status": "ok"}
+    assert call("GET", "/readyz").get_json() == {"status": "ready"}
+
+
+def test_docs_are_served_from_package_files(client) -> None:  # type: ignore[no-untyped-def]
+    page = client.get("/docs/")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert '"url": "/openapi.json"' in html
+    assert all(link.startswith("/docs/") for link in re.findall(r'(?:src|href)="([^"]*)"', html))
+    assert '"validatorUrl": null' in html
+    bundle = client.get("/docs/swagger-ui-bundle.js")
+    assert bundle.status_code == 200 and len(bundle.get_data()) > 100_000
+    assert client.get("/docs").status_code == 308
+
+
+def test_spec_is_served_as_json_and_yaml(app: Flask, client) -> None:  # type: ignore[no-untyped-def]
+    as_json = client.get("/openapi.json")
+    as_yaml = client.get("/openapi.yaml")
+    assert as_json.mimetype == "application/json" and as_yaml.mimetype == "application/yaml"
+    assert as_json.get_json()["info"]["version"] == __version__
+    assert as_yaml.get_data(as_text=True) == app.extensions["openapi"]["yaml"]

@@ -1,0 +1,141 @@
+"""The contract: the committed openapi.yaml is the code's, valid, complete, with working examples.
+
+Also the deployment files: the Dockerfile passes hadolint, gunicorn's settings come from the
+environment, and ``python -m service`` really serves.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from flask import Flask
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import validate
+from referencing import Registry
+
+from service.spec import COMMITTED
+from service.spec import main as spec_main
+
+from .conftest import SPEC_URI
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_committed_spec_is_what_the_server_serves(app: Flask) -> None:
+    assert COMMITTED.read_text(encoding="utf-8") == app.extensions["openapi"]["yaml"], (
+        "openapi.yaml is out of date: run python -m service.spec")
+    assert yaml.safe_load(app.extensions["openapi"]["yaml"]) == json.loads(app.extensions["openapi"]["json"])
+
+
+def test_spec_check_command_detects_drift(tmp_path: Path) -> None:
+    stale = tmp_path / "openapi.yaml"
+    stale.write_text("openapi: 3.1.0\n", encoding="utf-8")
+    assert spec_main(["--check", "--output", str(stale)]) == 1
+    assert spec_main(["--output", str(stale)]) == 0
+    assert spec_main(["--check", "--output", str(stale)]) == 0
+
+
+def test_spec_is_valid_openapi(spec: dict[str, Any]) -> None:
+    validate(spec)
+    assert spec["openapi"] == "3.1.0"
+
+
+def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(path, method, operation) for path, item in spec["paths"].items() for method, operation in item.items()]
+
+
+def test_every_operation_documents_its_answers_and_errors(spec: dict[str, Any]) -> None:
+    for path, method, operation in _operations(spec):
+        responses = operation["responses"]
+        assert "200" in responses and "default" in responses, (method, path)
+        if "requestBody" in operation:
+            assert {"400", "413", "415", "422"} <= responses.keys(), (method, path)
+        if path.startswith("/v1/"):
+            assert _examples(responses["200"]["content"]["application/json"]), (method, path)
+            if "requestBody" in operation:
+                assert _examples(operation["requestBody"]["content"]["application/json"]), (method, path)
+    for name, response in spec["components"]["responses"].items():
+        assert _examples(response["content"]["application/problem+json"]), name
+
+
+def _examples(media: dict[str, Any]) -> list[Any]:
+    if "example" in media:
+        return [media["example"]]
+    return [example["value"] for example in media.get("examples", {}).values()]
+
+
+def test_every_example_fits_its_schema(spec: dict[str, Any], registry: Registry) -> None:
+    checked = 0
+    media_types = [op["requestBody"]["content"] for _, _, op in _operations(spec) if "requestBody" in op]
+    media_types += [r["content"] for _, _, op in _operations(spec) for r in op["responses"].values() if "content" in r]
+    media_types += [r["content"] for r in spec["components"]["responses"].values()]
+    for content in media_types:
+        for media in content.values():
+            schema = media["schema"]
+            if "$ref" in schema:
+                schema = {"$ref": SPEC_URI + schema["$ref"]}
+            for example in _examples(media):
+                Draft202012Validator(schema, registry=registry).validate(example)
+                checked += 1
+    assert checked >= 15
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    hadolint = shutil.which("hadolint") or str(Path(sys.executable).parent / "hadolint")
+    result = subprocess.run([hadolint, str(ROOT / "Dockerfile")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in {"PORT": "9123", "WEB_CONCURRENCY": "3", "GUNICORN_TIMEOUT": "7",
+                        "GUNICORN_ACCESS_LOG": ""}.items():
+        monkeypatch.setenv(name, value)
+    import service.gunicorn_conf as conf
+
+    conf = importlib.reload(conf)
+    assert (conf.bind, conf.workers, conf.timeout, conf.accesslog) == ("0.0.0.0:9123", 3, 7, None)
+    assert conf.wsgi_app == "service:create_app()" and conf.control_socket_disable
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_python_m_service_serves_with_gunicorn() -> None:
+    port = _free_port()
+    env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1", "WEB_CONCURRENCY": "1"}
+    server = subprocess.Popen([sys.executable, "-m", "service"], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as answer:
+                    assert json.load(answer) == {"status": "ready"}
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.2)
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/hands/analyze", method="POST",
+                                         data=b'{"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c"}',
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            assert json.load(answer)["deadwood"] == 5
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=20)[0].decode()
+    assert "Using worker: sync" in output

@@ -1,0 +1,158 @@
+"""``/v1/hands/analyze`` (GET, POST) and the batch: the core's exact answers, faithfully carried."""
+
+from __future__ import annotations
+
+import random
+from urllib.parse import quote
+
+import pytest
+
+from service.core.cards import ALL_CARDS, format_card, hand_from_cards, parse_card
+from service.core.melds import analyze_drawn_hand, min_deadwood, optimal_arrangements
+
+from .conftest import Call
+
+TEN = "As 2s 3s 7h 7d 7c Kd Qd Jd 5c"
+VALUE = {rank: min(i + 1, 10) for i, rank in enumerate("A23456789TJQK")}
+
+
+def _random_hands(size: int, count: int, seed: int) -> list[list[str]]:
+    rng = random.Random(seed)
+    return [[format_card(c) for c in rng.sample(ALL_CARDS, size)] for _ in range(count)]
+
+
+def _laid_out(melds: list[list[str]], deadwood_cards: list[str]) -> frozenset[tuple[str, ...]]:
+    return frozenset(tuple(sorted(m)) for m in melds) | {("dead", *sorted(deadwood_cards))}
+
+
+def _check_layout(hand: list[str], melds: list[list[str]], deadwood_cards: list[str], deadwood: int) -> None:
+    """Independent of the core: the layout partitions the hand, and deadwood is the cards' value."""
+    laid = [card for meld in melds for card in meld] + deadwood_cards
+    assert sorted(laid) == sorted(hand)
+    assert deadwood == sum(VALUE[card[0]] for card in deadwood_cards)
+
+
+@pytest.mark.parametrize("cards", _random_hands(10, 25, seed=1))
+def test_ten_cards_match_the_core(call: Call, cards: list[str]) -> None:
+    answer = call("POST", "/v1/hands/analyze", json={"hand": cards}).get_json()
+    hand = hand_from_cards(map(parse_card, cards))
+    optimal = optimal_arrangements(hand)
+    assert answer["deadwood"] == min_deadwood(hand)
+    assert answer["gin"] == (answer["deadwood"] == 0) and answer["can_knock"] == (answer["deadwood"] <= 10)
+    assert {_laid_out(a["melds"], a["deadwood_cards"]) for a in answer["arrangements"]} == {
+        _laid_out([[format_card(c) for c in _cards_of(m)] for m in a.melds],
+                  [format_card(c) for c in _cards_of(a.deadwood_cards)]) for a in optimal}
+    _check_layout(cards, answer["melds"], answer["deadwood_cards"], answer["deadwood"])
+    for arrangement in answer["arrangements"]:
+        _check_layout(cards, arrangement["melds"], arrangement["deadwood_cards"], arrangement["deadwood"])
+        assert arrangement["deadwood"] == answer["deadwood"]
+
+
+@pytest.mark.parametrize("cards", _random_hands(11, 15, seed=2))
+def test_eleven_cards_list_every_discard_best_first(call: Call, cards: list[str]) -> None:
+    answer = call("POST", "/v1/hands/analyze", json={"hand": " ".join(cards)}).get_json()
+    hand = hand_from_cards(map(parse_card, cards))
+    discards = answer["discards"]
+    assert sorted(d["card"] for d in discards) == sorted(cards)
+    assert [d["deadwood"] for d in discards] == sorted(d["deadwood"] for d in discards)
+    for discard in discards:
+        rest = [c for c in cards if c != discard["card"]]
+        assert discard["deadwood"] == min_deadwood(hand_from_cards(map(parse_card, rest)))
+        _check_layout(rest, discard["melds"], discard["deadwood_cards"], discard["deadwood"])
+    assert answer["deadwood"] == discards[0]["deadwood"] and answer["discard"] == discards[0]["card"]
+    assert answer["best_discards"] == [d["card"] for d in discards if d["deadwood"] == answer["deadwood"]]
+    assert answer["big_gin"] == (analyze_drawn_hand(hand).big_gin is not None)
+
+
+def _cards_of(hand: int) -> list[int]:
+    return [c for c in ALL_CARDS if hand >> c & 1]
+
+
+def test_big_gin_is_reported(call: Call) -> None:
+    answer = call("POST", "/v1/hands/analyze", json={"hand": "As 2s 3s 4s 5s 7h 7d 7c Jd Qd Kd"}).get_json()
+    assert answer["big_gin"] is True and answer["gin"] is True
+    assert sorted(map(sorted, answer["big_gin_melds"])) == sorted(
+        map(sorted, [["As", "2s", "3s", "4s", "5s"], ["7h", "7d", "7c"], ["Jd", "Qd", "Kd"]]))
+
+
+def test_every_form_of_a_hand_gets_the_same_answer(call: Call) -> None:
+    as_list = call("POST", "/v1/hands/analyze", json={"hand": TEN.split()}).get_json()
+    as_text = call("POST", "/v1/hands/analyze", json={"hand": "a♠, 2S, 3s 7♥ 7d 7c Kd Qd Jd 5c"}).get_json()
+    as_query = call("GET", f"/v1/hands/analyze?hand={quote(TEN.replace(' ', ','))}",
+                    template="/v1/hands/analyze").get_json()
+    assert as_list == as_text == as_query
+    assert as_list["hand"] == ["As", "2s", "3s", "5c", "7h", "7d", "7c", "Jd", "Qd", "Kd"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "limit"),
+    [
+        ({}, 10),
+        ({"rules": {"knock_limit": 4}}, 4),
+        ({"rules": "oklahoma", "upcard": "8c"}, 8),
+        ({"rules": "oklahoma", "upcard": "Ks"}, 10),
+        ({"rules": "oklahoma", "upcard": "Ah"}, 0),
+        ({"rules": {"preset": "oklahoma", "oklahoma_ace": "one"}, "upcard": "Ah"}, 1),
+    ],
+)
+def test_knock_limit_follows_the_rules(call: Call, extra: dict, limit: int) -> None:  # type: ignore[type-arg]
+    answer = call("POST", "/v1/hands/analyze", json={"hand": TEN, **extra}).get_json()
+    assert answer["knock_limit"] == limit and answer["can_knock"] == (limit >= 5)
+
+
+def test_query_takes_a_preset_and_overrides(call: Call) -> None:
+    url = f"/v1/hands/analyze?hand={quote(TEN)}&rules=oklahoma&upcard=3d&oklahoma=false&knock_limit=4"
+    assert call("GET", url, template="/v1/hands/analyze").get_json()["knock_limit"] == 4
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer", "detail"),
+    [
+        ({"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd Zz"}, "#/hand", "unknown card 'Zz'"),
+        ({"hand": ["As", "A♠", "3s", "7h", "7d", "7c", "Kd", "Qd", "Jd", "5c"]}, "#/hand", "duplicate card As"),
+        ({"hand": TEN.split()[:9]}, "#/hand", "10 or 11 cards, got 9"),
+        ({"hand": [*TEN.split(), "9c", "9d"]}, "#/hand", "10 or 11 cards, got 12"),
+        ({"hand": [1, 2]}, "#/hand", "expected a list of cards"),
+        ({}, "#/hand", "Missing data"),
+        ({"hand": TEN, "rules": {"knock_limit": 11}}, "#/rules/knock_limit", "at most 10"),
+        ({"hand": TEN, "rules": {"knock_limit": True}}, "#/rules/knock_limit", "expected an integer"),
+        ({"hand": TEN, "rules": {"colour": 1}}, "#/rules/colour", "unknown rule parameter"),
+        ({"hand": TEN, "rules": {"preset": None}}, "#/rules/preset", "expected a preset name"),
+        ({"hand": TEN, "rules": "tournament"}, "#/rules", "unknown preset 'tournament'"),
+        ({"hand": TEN, "rules": "oklahoma"}, "#/upcard", "need the first upcard"),
+        ({"hand": TEN, "upcard": "1s"}, "#/upcard", "unknown card '1s'"),
+    ],
+)
+def test_invalid_input_names_the_field(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
+    problem = call("POST", "/v1/hands/analyze", json=body).get_json()
+    assert problem["status"] == 422
+    [error] = problem["errors"]
+    assert error["pointer"] == pointer and detail in error["detail"]
+    assert detail in problem["detail"]
+
+
+def test_batch_answers_each_hand_in_order(call: Call) -> None:
+    hands = [{"hand": cards} for cards in _random_hands(10, 5, seed=3) + _random_hands(11, 5, seed=4)]
+    hands.insert(3, {"hand": "As 2s"})
+    hands.insert(7, {"hand": TEN, "rules": {"knock_limit": 2}})
+    answer = call("POST", "/v1/hands/analyze/batch", json={"hands": hands, "rules": {"knock_limit": 6}}).get_json()
+    results = answer["results"]
+    assert len(results) == len(hands)
+    for item, result in zip(hands, results, strict=True):
+        if item["hand"] == "As 2s":
+            continue
+        single = call("POST", "/v1/hands/analyze", json={"rules": {"knock_limit": 6}, **item}).get_json()
+        assert result == {"status": 200, "analysis": single}
+    assert results[3]["status"] == 422
+    assert results[3]["problem"]["errors"] == [{"pointer": "#/hands/3/hand",
+                                                "detail": "a hand here has 10 or 11 cards, got 2"}]
+    assert results[7]["analysis"]["knock_limit"] == 2 and results[0]["analysis"]["knock_limit"] == 6
+
+
+@pytest.mark.parametrize(("hands", "detail"), [([], "Length must be between 1 and 1000"),
+                                               ([{"hand": TEN}] * 1001, "Length must be between 1 and 1000"),
+                                               ("As", "Not a valid list")])
+def test_batch_size_is_bounded(call: Call, hands: object, detail: str) -> None:
+    problem = call("POST", "/v1/hands/analyze/batch", json={"hands": hands}).get_json()
+    assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/hands"
+    assert detail in problem["errors"][0]["detail"]

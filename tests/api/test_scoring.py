@@ -1,0 +1,173 @@
+"""``/v1/layoffs``, ``/v1/rounds/score``, ``/v1/games/score`` and ``/v1/rules``."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.core.rules import PRESETS, RULE_PARAMETERS, Rules
+
+from .conftest import Call
+
+RANKS = "A23456789TJQK"
+VALUE = {rank: min(i + 1, 10) for i, rank in enumerate(RANKS)}
+KNOCKER = "As 2s 3s 7h 7d 7c Kd Qd Jd 2c"
+DEFENDER = "4s 5s 8h 9h Th 4d 4c 9c Tc Qc"
+
+
+def _value(cards: list[str]) -> int:
+    return sum(VALUE[card[0]] for card in cards)
+
+
+def _play_layoffs(melds: list[list[str]], layoffs: list[dict]) -> None:  # type: ignore[type-arg]
+    """Independent check: each layoff, in the given order, fits the meld as it has grown."""
+    grown = [list(meld) for meld in melds]
+    for layoff in layoffs:
+        meld, card = grown[layoff["meld_index"]], layoff["card"]
+        if len({c[0] for c in meld}) == 1:
+            assert card[0] == meld[0][0] and len(meld) == 3
+        else:
+            ranks = sorted(RANKS.index(c[0]) for c in meld)
+            assert card[1] == meld[0][1] and RANKS.index(card[0]) in (ranks[0] - 1, ranks[-1] + 1)
+        meld.append(card)
+
+
+def test_layoffs_chain_and_choose_the_best(call: Call) -> None:
+    answer = call("POST", "/v1/layoffs", json={"knocker_melds": [["6h", "7h", "8h"], "Qs Qd Qc"],
+                                                "defender": "9h Th 2c 3c 4c Qh 5s 5d Ks 8d"}).get_json()
+    assert answer["possible_layoffs"] == [{"card": "9h", "meld_index": 0}, {"card": "Th", "meld_index": 0},
+                                          {"card": "Qh", "meld_index": 1}]
+    assert answer["melds"] == [["2c", "3c", "4c"]]
+    _play_layoffs(answer["knocker_melds"], answer["layoffs"])
+    assert {layoff["card"] for layoff in answer["layoffs"]} == {"9h", "Th", "Qh"}
+    assert answer["deadwood_cards"] == ["5s", "5d", "8d", "Ks"] and answer["deadwood"] == 28
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer", "detail"),
+    [
+        ({"knocker_melds": [["6h", "7h", "9h"]], "defender": DEFENDER}, "#/knocker_melds", "is not a set"),
+        ({"knocker_melds": [["Js", "Jd", "Jc"]], "defender": "Js 5s 8h 9h Th 4d 4c 9c Tc Qc"}, "#/defender",
+         "Js is in both"),
+        ({"knocker_melds": [], "defender": DEFENDER}, "#/knocker_melds", "Length"),
+        ({"knocker_melds": [["6h", "7h"]], "defender": DEFENDER}, "#/knocker_melds/0", "got 2"),
+    ],
+)
+def test_layoff_input_errors(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
+    problem = call("POST", "/v1/layoffs", json=body).get_json()
+    assert problem["status"] == 422 and problem["errors"][0]["pointer"] == pointer
+    assert detail in problem["errors"][0]["detail"]
+
+
+def test_knock_is_scored_with_both_sides_laid_out(call: Call) -> None:
+    answer = call("POST", "/v1/rounds/score", json={"knocker": KNOCKER, "defender": DEFENDER}).get_json()
+    knocker, defender = answer["knocker"], answer["defender"]
+    assert knocker["deadwood"] == _value(knocker["deadwood_cards"]) == 2
+    assert defender["deadwood"] == _value(defender["deadwood_cards"])
+    _play_layoffs(knocker["melds"], defender["layoffs"])
+    assert (answer["outcome"], answer["winner"]) == ("knock", "knocker")
+    assert answer["points"] == defender["deadwood"] - knocker["deadwood"]
+
+
+def test_undercut_gin_and_big_gin(call: Call) -> None:
+    undercut = call("POST", "/v1/rounds/score", json={
+        "knocker": "As 2s 3s 7h 7d 7c Kd Qd Jd 9c", "defender": "4s 5s 6s 8h 9h Th 4d 4c 4h Ac",
+        "rules": {"undercut_bonus": 20}}).get_json()
+    assert (undercut["outcome"], undercut["winner"]) == ("undercut", "defender")
+    assert undercut["points"] == 9 - 1 + 20
+    gin = call("POST", "/v1/rounds/score", json={
+        "knocker": "As 2s 3s 4s 7h 7d 7c Kd Qd Jd", "defender": "5s 6s 8h 9h Th 4d 4c 9c Tc Qc"}).get_json()
+    assert gin["outcome"] == "gin" and gin["defender"]["layoffs"] == []
+    assert gin["points"] == 25 + gin["defender"]["deadwood"]
+    big = call("POST", "/v1/rounds/score", json={
+        "knocker": "As 2s 3s 4s 5s 7h 7d 7c Kd Qd Jd", "defender": "6s 8h 9h Th 4d 4c 9c Tc Qc 2c"}).get_json()
+    assert big["outcome"] == "big_gin" and big["points"] == 31 + big["defender"]["deadwood"]
+
+
+def test_eleven_cards_with_a_discard_and_given_melds(call: Call) -> None:
+    melds = [["As", "2s", "3s"], ["7h", "7d", "7c"], ["Jd", "Qd", "Kd"]]
+    answer = call("POST", "/v1/rounds/score", json={
+        "knocker": KNOCKER + " 9s", "discard": "9s", "defender": DEFENDER, "knocker_melds": melds}).get_json()
+    assert answer["discard"] == "9s"
+    assert answer["knocker"] == {"melds": melds, "deadwood_cards": ["2c"], "deadwood": 2}
+    short = call("POST", "/v1/rounds/score", json={
+        "knocker": KNOCKER + " 9s", "discard": "9s", "defender": DEFENDER, "knocker_melds": melds[:2]}).get_json()
+    assert (short["status"], short["deadwood"]) == (422, _value(["2c", "Jd", "Qd", "Kd"]))
+
+
+def test_oklahoma_spade_upcard_doubles(call: Call) -> None:
+    body = {"knocker": KNOCKER, "defender": DEFENDER, "rules": "oklahoma"}
+    plain = call("POST", "/v1/rounds/score", json={**body, "upcard": "5h"}).get_json()
+    spade = call("POST", "/v1/rounds/score", json={**body, "upcard": "5d"}).get_json()
+    doubled = call("POST", "/v1/rounds/score", json={**body, "upcard": "6s"}).get_json()
+    assert plain["knock_limit"] == 5 and not plain["doubled"]
+    assert doubled["doubled"] and doubled["points"] == 2 * spade["points"]
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer", "detail"),
+    [
+        ({"knocker": KNOCKER, "defender": "As 5s 8h 9h Th 4d 4c 9c Tc Qc"}, "#/defender", "As is in both hands"),
+        ({"knocker": KNOCKER, "defender": DEFENDER, "discard": "Qh"}, "#/discard", "only with an 11-card"),
+        ({"knocker": KNOCKER + " 9s", "defender": DEFENDER, "discard": "Qh"}, "#/discard", "not in the hand"),
+        ({"knocker": KNOCKER, "defender": DEFENDER, "upcard": "4s"}, "#/upcard", "also in a hand"),
+        ({"knocker": KNOCKER, "defender": DEFENDER, "rules": "oklahoma"}, "#/upcard", "first upcard"),
+        ({"knocker": KNOCKER, "defender": DEFENDER, "knocker_melds": [["4s", "5s", "6s"]]}, "#/knocker_melds",
+         "not in the knocker's hand"),
+    ],
+)
+def test_round_input_errors_name_the_field(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
+    problem = call("POST", "/v1/rounds/score", json=body).get_json()
+    assert problem["status"] == 422 and problem["errors"][0]["pointer"] == pointer
+    assert detail in problem["detail"]
+
+
+def test_illegal_knock_says_deadwood_and_limit(call: Call) -> None:
+    problem = call("POST", "/v1/rounds/score", json={
+        "knocker": "As 2s 3s 7h 7d 7c Kd Qd 9d 2c", "defender": DEFENDER}).get_json()
+    assert problem["status"] == 422 and problem["type"].endswith("illegal-knock")
+    assert (problem["deadwood"], problem["limit"]) == (_value(["Kd", "Qd", "9d", "2c"]), 10)
+    assert "31" in problem["detail"] and "10" in problem["detail"]
+
+
+def test_game_totals_and_bonuses(call: Call) -> None:
+    hands = [{"winner": 0, "points": 60}, {"winner": None, "points": 0}, {"winner": 1, "points": 30},
+             {"winner": 0, "points": 45}]
+    answer = call("POST", "/v1/games/score", json={"hands": hands, "rules": "standard"}).get_json()
+    assert answer["running_totals"] == [[60, 0], [60, 0], [60, 30], [105, 30]]
+    assert answer["complete"] and answer["winner"] == 0 and answer["hands_won"] == [2, 1]
+    assert answer["box_points"] == [40, 20] and answer["game_bonus"] == 100
+    assert answer["final_scores"] == [105 + 40 + 100, 30 + 20]
+    assert answer["settlement"] == 245 - 50
+
+
+def test_partnership_deals_combine_tables(call: Call) -> None:
+    deals = [{"tables": [{"winner": 0, "points": 40}, {"winner": 1, "points": 15}]},
+             {"tables": [{"winner": 1, "points": 10}, {"winner": 1, "points": 22}]}]
+    answer = call("POST", "/v1/games/score", json={"deals": deals, "rules": "partnership"}).get_json()
+    assert answer["hands"] == [{"winner": 0, "points": 25, "extra_boxes": 0},
+                               {"winner": 1, "points": 32, "extra_boxes": 0}]
+    assert answer["running_totals"] == [[25, 0], [25, 32]] and not answer["complete"]
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer"),
+    [
+        ({"hands": [{"winner": 0, "points": 100}, {"winner": 1, "points": 5}]}, "#/hands/1"),
+        ({"hands": [{"winner": None, "points": 5}]}, "#/hands/0"),
+        ({"hands": [], "deals": []}, "#"),
+        ({}, "#"),
+        ({"hands": [{"winner": 2, "points": 5}]}, "#/hands/0/winner"),
+    ],
+)
+def test_game_input_errors(call: Call, body: dict, pointer: str) -> None:  # type: ignore[type-arg]
+    problem = call("POST", "/v1/games/score", json=body).get_json()
+    assert problem["status"] == 422 and problem["errors"][0]["pointer"] == pointer
+
+
+def test_rules_catalog_lists_every_parameter_and_preset(call: Call) -> None:
+    catalog = call("GET", "/v1/rules").get_json()
+    assert [p["name"] for p in catalog["parameters"]] == [p.name for p in RULE_PARAMETERS]
+    assert catalog["default"] == {p.name: getattr(Rules(), p.name) for p in RULE_PARAMETERS}
+    assert [p["name"] for p in catalog["presets"]] == list(PRESETS)
+    oklahoma = next(p for p in catalog["presets"] if p["name"] == "oklahoma")
+    assert oklahoma["rules"]["oklahoma"] is True and oklahoma["rules"]["target"] == 150
