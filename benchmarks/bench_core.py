@@ -13,19 +13,14 @@ import argparse
 import random
 import sys
 import time
-import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-# Load the core without running service/__init__.py (which builds the Flask app and needs the project
-# installed): the core is standard library only, so any Python 3.11+ runs this script, e.g. one that
-# has open_spiel installed.
+# The core is standard library only and ``service`` imports Flask lazily, so any Python 3.11+ runs
+# this from a checkout (e.g. one that has open_spiel installed); tests/core holds the reference.
 ROOT = Path(__file__).resolve().parents[1]
-_SERVICE = types.ModuleType("service")
-_SERVICE.__path__ = [str(ROOT / "service")]
-sys.modules.setdefault("service", _SERVICE)
-sys.path.insert(0, str(ROOT))  # for the brute-force reference of tests/core, which settles disagreements
+sys.path.insert(0, str(ROOT))
 
 from service.core.cards import ALL_CARDS, Hand, card_rank, format_card, format_hand, hand_from_cards  # noqa: E402
 from service.core.layoffs import best_defence  # noqa: E402
