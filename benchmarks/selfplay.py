@@ -1,0 +1,211 @@
+"""Strength and speed of the hint engine, measured by self-play (a benchmark, not a test).
+
+    python benchmarks/selfplay.py --deals 500 --seed 1            # against each opponent
+    python benchmarks/selfplay.py --deals 200 --seed 1 --opponent lookahead --workers 2
+
+Each deal is played twice from the same shuffled deck, the engine sitting in one seat and then in
+the other (duplicate play), so the luck of the cards cancels. The opponents:
+
+* ``baseline`` - the well-known simple rules: take the upcard only if it completes or extends a
+  meld (and so lowers the deadwood); discard the card that leaves the least deadwood, highest
+  first; knock (or go gin) as soon as the rules allow.
+* ``lookahead`` - an earlier version of the engine: the same look-ahead, but no opponent model
+  (no safety, no knock timing: it knocks whenever it may).
+
+Reported: deals won / lost / drawn by the engine (a drawn deal: stock end or a tie), its share of
+decided deals, its net points per deal (its points minus the opponent's), each with a 95%
+confidence interval that treats each duplicate pair as one sample; and the engine's hint latency
+(p50 / p99 / max) over every move it made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from multiprocessing import Pool
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from service.core.cards import ALL_CARDS, card_bit, card_value, hand_from_cards
+from service.core.game import Table
+from service.core.hints import DEFAULT_CONFIG, Action, EngineConfig, GameState, hint, meld_partners
+from service.core.knocks import knock_options
+from service.core.melds import min_deadwood
+from service.core.rules import Rules, resolve_rules
+
+Player = Callable[[GameState, Rules, int], Action]
+
+
+def baseline_player(state: GameState, rules: Rules, seed: int) -> Action:
+    """The simple rules: meld-completing upcards only, least deadwood highest first, knock at once."""
+    hand = hand_from_cards(state.hand)
+    if state.phase != "discard":
+        top = state.discard_pile[-1] if state.discard_pile else state.upcard
+        refused = state.phase == "draw" and state.stock_count == 31 and state.discard_pile == (state.upcard,)
+        if top is not None and not refused and meld_partners(hand) >> top & 1:
+            drawn = hand | card_bit(top)
+            after = min(min_deadwood(drawn & ~card_bit(c)) for c in state.hand)
+            if after < min_deadwood(hand):
+                return Action("take_upcard")
+        return Action("pass") if state.phase == "first_upcard" else Action("draw_stock")
+    if rules.big_gin_bonus is not None and min_deadwood(hand) == 0:
+        return Action("big_gin")
+    knocks = knock_options(hand, rules, state.upcard, state.drawn_from_discard)
+    if knocks:
+        best = min(knocks, key=lambda k: (k.deadwood, -card_value(k.card)))
+        return Action("gin" if best.gin else "knock", best.card)
+    forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
+    choices = [c for c in state.hand if c != forbidden]
+    card = min(choices, key=lambda c: (min_deadwood(hand & ~card_bit(c)), -card_value(c), c))
+    return Action("discard", card)
+
+
+def engine_player(config: EngineConfig) -> Player:
+    """The hint engine with ``config`` as a player."""
+
+    def play(state: GameState, rules: Rules, seed: int) -> Action:
+        return hint(state, rules, seed=seed, config=config).action
+
+    return play
+
+
+OPPONENTS: dict[str, Player] = {
+    "baseline": baseline_player,
+    "lookahead": engine_player(EngineConfig(samples=0)),
+}
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One deal from one seat: +points if the engine scored, -points if the opponent did, 0 drawn.
+
+    ``how`` names who ended the hand and how, e.g. ``engine gin``, ``opponent undercut`` (the
+    opponent knocked and was undercut) or ``stock end``.
+    """
+
+    net: int
+    how: str
+    latencies: tuple[float, ...]
+
+
+def play_deal(deck: list[int], rules: Rules, players: tuple[Player, Player], engine_seat: int,
+              seed: int) -> GameRecord:
+    """Play one hand (player 0 deals) and return the engine's result and its hint latencies."""
+    table = Table.deal(rules, deck, dealer=0)
+    latencies: list[float] = []
+    move = 0
+    while not table.over:
+        seat = table.to_move
+        state = table.view()
+        started = time.perf_counter()
+        action = players[seat](state, rules, seed * 1000 + move)
+        if seat == engine_seat:
+            latencies.append(time.perf_counter() - started)
+        table.play(action)
+        move += 1
+    outcome = table.outcome
+    assert outcome is not None
+    winner = outcome.winner
+    net = 0 if winner is None else outcome.points if winner == engine_seat else -outcome.points
+    if outcome.result is None:
+        how = "stock end"
+    else:
+        how = f"{'engine' if outcome.knocker == engine_seat else 'opponent'} {outcome.result.outcome}"
+    return GameRecord(net, how, tuple(latencies))
+
+
+def play_pair(job: tuple[int, int, str, str | None, EngineConfig]) -> tuple[GameRecord, GameRecord]:
+    """Deal ``index`` of ``seed`` from both seats."""
+    index, seed, opponent, preset, config = job
+    rules = resolve_rules(preset)
+    deck = list(ALL_CARDS)
+    random.Random(seed * 1_000_003 + index).shuffle(deck)
+    engine = engine_player(config)
+    other = OPPONENTS[opponent]
+    pair_seed = seed * 100_003 + index
+    first = play_deal(deck, rules, (engine, other), 0, pair_seed)
+    second = play_deal(deck, rules, (other, engine), 1, pair_seed)
+    return first, second
+
+
+def _interval(values: list[float]) -> tuple[float, float]:
+    """Mean and 95% half-width (normal approximation)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, float("nan")
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, 1.96 * math.sqrt(variance / n)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def report(pairs: list[tuple[GameRecord, GameRecord]], opponent: str) -> str:
+    """The figures of a run as text."""
+    games = [g for pair in pairs for g in pair]
+    won = sum(g.net > 0 for g in games)
+    lost = sum(g.net < 0 for g in games)
+    drawn = len(games) - won - lost
+    decided = won + lost
+    # Share of decided deals: a ratio estimator over pairs (each pair one sample).
+    wins = [sum(g.net > 0 for g in p) for p in pairs]
+    counts = [sum(g.net != 0 for g in p) for p in pairs]
+    share = won / decided if decided else float("nan")
+    spread = sum((w - share * c) ** 2 for w, c in zip(wins, counts, strict=True)) * len(pairs) / max(1, len(pairs) - 1)
+    share_half = 1.96 * math.sqrt(spread) / decided if decided else float("nan")
+    points, points_half = _interval([sum(g.net for g in p) / 2 for p in pairs])
+    latencies = [t * 1000 for g in games for t in g.latencies]
+    endings: dict[str, int] = {}
+    for game in games:
+        endings[game.how] = endings.get(game.how, 0) + 1
+    lines = [
+        f"opponent: {opponent}; {len(pairs)} duplicate deals = {len(games)} hands",
+        f"engine won {won}, lost {lost}, drawn {drawn}",
+        f"share of decided deals won: {share:.1%} +- {share_half:.1%} (95% CI)",
+        f"net points per deal: {points:+.2f} +- {points_half:.2f} (95% CI)",
+        f"engine points per deal {sum(g.net for g in games if g.net > 0) / len(games):.2f}, "
+        f"opponent {-sum(g.net for g in games if g.net < 0) / len(games):.2f}",
+        f"hint latency over {len(latencies)} moves: p50 {_percentile(latencies, 0.5):.1f} ms, "
+        f"p99 {_percentile(latencies, 0.99):.1f} ms, max {max(latencies):.1f} ms",
+        "endings: " + ", ".join(f"{how} {count}" for how, count in sorted(endings.items())),
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deals", type=int, default=200, help="duplicate deals (each played from both seats)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--opponent", choices=[*sorted(OPPONENTS), "all"], default="all",
+                        help="who the engine plays (default: each opponent in turn)")
+    parser.add_argument("--preset", default=None, help="rules preset (default rules if omitted)")
+    parser.add_argument("--workers", type=int, default=1, help="processes (latency is cleanest with 1)")
+    parser.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
+                        help="engine config override for experiments, e.g. --set feed_penalty=4")
+    args = parser.parse_args(argv)
+    config = replace(DEFAULT_CONFIG, **{k: type(getattr(DEFAULT_CONFIG, k))(v) for k, v in
+                                        (item.split("=", 1) for item in args.set)})
+    for opponent in sorted(OPPONENTS) if args.opponent == "all" else [args.opponent]:
+        jobs = [(i, args.seed, opponent, args.preset, config) for i in range(args.deals)]
+        started = time.perf_counter()
+        if args.workers > 1:
+            with Pool(args.workers) as pool:
+                pairs = pool.map(play_pair, jobs, chunksize=4)
+        else:
+            pairs = [play_pair(job) for job in jobs]
+        print(report(pairs, opponent))
+        print(f"rules: {args.preset or 'default'}; seed {args.seed}; engine {config}; "
+              f"{time.perf_counter() - started:.0f} s\n", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""A two-player hand of gin rummy played move by move: the simulator behind self-play and tests.
+
+``Table`` holds the whole (hidden) deal and applies legal moves; ``Table.view`` is what the
+player to move can see, as the hint engine's ``GameState``. The flow follows the rules notes:
+
+* the first upcard is offered to the non-dealer, then to the dealer; if both pass, the
+  non-dealer must draw from the stock (the refused upcard stays at the bottom of the pile);
+* a turn is a draw (stock, or the top of the pile) and then a discard, a knock, gin, or big gin;
+* the card just taken from the pile may be discarded again only if the rules allow it;
+* when a discard without a knock leaves ``rules.stock_end`` cards or fewer in the stock, the
+  hand is a draw.
+
+A knock is scored by ``scoring.score_round``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from .cards import ALL_CARDS, Card, Hand, card_bit, format_card, hand_cards
+from .hints import Action, GameState, Phase, legal_actions
+from .rules import Rules
+from .scoring import RoundResult, score_round
+
+DEAL_SIZE = 10
+
+
+class IllegalMoveError(ValueError):
+    """A move that the rules do not allow in the table's current state."""
+
+
+@dataclass(frozen=True)
+class HandOutcome:
+    """How a hand ended: ``result`` is None for a draw at the stock end; ``knocker`` is 0 or 1."""
+
+    result: RoundResult | None
+    knocker: int | None
+
+    @property
+    def winner(self) -> int | None:
+        """The player (0 or 1) who scored, None for a draw or a tie."""
+        if self.result is None or self.result.winner is None or self.knocker is None:
+            return None
+        return self.knocker if self.result.winner == "knocker" else 1 - self.knocker
+
+    @property
+    def points(self) -> int:
+        """Points scored by the winner (0 for a draw or a tie)."""
+        return 0 if self.result is None else self.result.points
+
+
+@dataclass
+class Table:
+    """A hand in progress. Player ``dealer`` dealt; ``1 - dealer`` is offered the upcard first."""
+
+    rules: Rules
+    dealer: int
+    hands: list[Hand]
+    stock: list[Card]
+    pile: list[Card]
+    upcard: Card
+    to_move: int
+    phase: Phase = "first_upcard"
+    passes: int = 0
+    drawn_from_discard: Card | None = None
+    taken: list[Hand] = field(default_factory=lambda: [0, 0])
+    discards: list[list[Card]] = field(default_factory=lambda: [[], []])
+    outcome: HandOutcome | None = None
+
+    @classmethod
+    def deal(cls, rules: Rules, deck: list[Card], dealer: int = 0) -> Table:
+        """Deal a hand from ``deck`` (52 cards, top of the deck last): ten each, then the upcard."""
+        if sorted(deck) != sorted(ALL_CARDS):
+            raise ValueError("a deck holds each of the 52 cards once")
+        stock = list(deck)
+        hands = [0, 0]
+        for _ in range(DEAL_SIZE):
+            for player in (1 - dealer, dealer):
+                hands[player] |= card_bit(stock.pop())
+        upcard = stock.pop()
+        return cls(rules, dealer, hands, stock, [upcard], upcard, to_move=1 - dealer)
+
+    @classmethod
+    def shuffled(cls, rules: Rules, rng: random.Random, dealer: int = 0) -> Table:
+        """Deal from a deck shuffled by ``rng``."""
+        deck = list(ALL_CARDS)
+        rng.shuffle(deck)
+        return cls.deal(rules, deck, dealer)
+
+    @property
+    def over(self) -> bool:
+        """True once the hand has ended (a knock, gin, or a draw at the stock end)."""
+        return self.outcome is not None
+
+    def view(self) -> GameState:
+        """What the player to move can see."""
+        player = self.to_move
+        return GameState(
+            hand=tuple(hand_cards(self.hands[player])),
+            phase=self.phase,
+            upcard=self.upcard,
+            discard_pile=tuple(self.pile),
+            stock_count=len(self.stock),
+            opponent_hand_known=tuple(hand_cards(self.taken[1 - player])),
+            opponent_discards=tuple(self.discards[1 - player]),
+            drawn_from_discard=self.drawn_from_discard,
+        )
+
+    def legal_actions(self) -> list[Action]:
+        """Every move the player to move may make (knocks and gins with each allowed discard)."""
+        return legal_actions(self.view(), self.rules)
+
+    def play(self, action: Action) -> None:
+        """Apply one move of the player to move."""
+        if self.over:
+            raise IllegalMoveError("the hand is over")
+        if action not in self.legal_actions():
+            raise IllegalMoveError(f"{action} is not legal in the {self.phase} phase")
+        player = self.to_move
+        kind = action.type
+        if kind == "pass":
+            self.passes += 1
+            self.to_move = 1 - player
+            if self.passes == 2:
+                self.phase = "draw"
+        elif kind == "take_upcard":
+            card = self.pile.pop()
+            self.hands[player] |= card_bit(card)
+            self.taken[player] |= card_bit(card)
+            self.drawn_from_discard = card
+            self.phase = "discard"
+        elif kind == "draw_stock":
+            self.hands[player] |= card_bit(self.stock.pop())
+            self.phase = "discard"
+        elif kind == "discard":
+            assert action.card is not None
+            self._discard(player, action.card)
+            if len(self.stock) <= self.rules.stock_end:
+                self.outcome = HandOutcome(None, None)
+            else:
+                self.to_move = 1 - player
+                self.phase = "draw"
+        else:
+            self._knock(player, action)
+
+    def _discard(self, player: int, card: Card) -> None:
+        self.hands[player] &= ~card_bit(card)
+        self.taken[player] &= ~card_bit(card)
+        self.discards[player].append(card)
+        self.pile.append(card)
+        self.drawn_from_discard = None
+
+    def _knock(self, player: int, action: Action) -> None:
+        result = score_round(
+            self.hands[player],
+            self.hands[1 - player],
+            self.rules,
+            upcard=self.upcard if self.rules.oklahoma else None,
+            discard=None if action.type == "big_gin" else action.card,
+            drawn_from_discard=self.drawn_from_discard,
+        )
+        self.outcome = HandOutcome(result, player)
+
+    def __repr__(self) -> str:
+        shown = [" ".join(format_card(c) for c in hand_cards(h)) for h in self.hands]
+        return f"Table(hands={shown}, stock={len(self.stock)}, pile={len(self.pile)}, phase={self.phase!r})"

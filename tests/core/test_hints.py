@@ -1,0 +1,305 @@
+"""The hint engine: legal advice in any reachable state, determinism, validation, obvious cases.
+
+Reachable states come from the game simulator (``service.core.game``) played by a mix of random
+and greedy moves under several rule presets. Legality and outs are checked against references
+written here from the rules, not against the engine's own helpers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.core.cards import ALL_CARDS, Card, card_bit, card_value, hand_from_cards, parse_card
+from service.core.game import IllegalMoveError, Table
+from service.core.hints import (
+    Action,
+    EngineConfig,
+    GameState,
+    HintStateError,
+    Phase,
+    check_state,
+    hint,
+    legal_actions,
+    meld_partners,
+)
+from service.core.melds import find_melds, min_deadwood
+from service.core.rules import Rules, resolve_rules
+
+PRESETS = ("standard", "online", "gra", "oklahoma")
+FAST = EngineConfig(samples=8)
+
+
+def cards(text: str) -> tuple[Card, ...]:
+    """Cards from space-separated text, in order."""
+    return tuple(parse_card(t) for t in text.split())
+
+
+def reference_limit(state: GameState, rules: Rules) -> int:
+    """The knock limit straight from the rules notes."""
+    if not rules.oklahoma:
+        return rules.knock_limit
+    assert state.upcard is not None
+    value = card_value(state.upcard)
+    return 0 if value == 1 and rules.oklahoma_ace == "gin_only" else value
+
+
+def is_legal(state: GameState, rules: Rules, action: Action) -> bool:
+    """Legality of a move, from the rules, independently of ``legal_actions``."""
+    hand = hand_from_cards(state.hand)
+    if state.phase == "first_upcard":
+        return action in (Action("take_upcard"), Action("pass"))
+    if state.phase == "draw":
+        refused = state.stock_count == 31 and state.discard_pile == (state.upcard,)
+        return action == Action("draw_stock") or (action == Action("take_upcard") and not refused)
+    if action.type == "big_gin":
+        return action.card is None and rules.big_gin_bonus is not None and min_deadwood(hand) == 0
+    card = action.card
+    if card is None or not hand >> card & 1:
+        return False
+    if card == state.drawn_from_discard and not rules.discard_pickup_allowed:
+        return False
+    rest = min_deadwood(hand & ~card_bit(card))
+    if action.type == "discard":
+        return True
+    if action.type == "gin":
+        return rest == 0
+    return action.type == "knock" and 0 < rest <= reference_limit(state, rules)
+
+
+def every_move(state: GameState) -> Iterator[Action]:
+    """Every move of every type with every card (most of them illegal)."""
+    yield from (Action("take_upcard"), Action("pass"), Action("draw_stock"), Action("big_gin"))
+    for kind in ("discard", "knock", "gin"):
+        for card in ALL_CARDS:
+            yield Action(kind, card)
+
+
+def reachable_states(count: int, seed: int) -> Iterator[tuple[GameState, Rules]]:
+    """States met while playing hands with a mix of random and greedy moves."""
+    rng = random.Random(seed)
+    found = 0
+    for game in itertools.count():
+        if found == count:
+            return
+        rules = resolve_rules(PRESETS[game % len(PRESETS)])
+        table = Table.shuffled(rules, rng, dealer=rng.randrange(2))
+        for _ in range(30):
+            if table.over or found == count:
+                break
+            state = table.view()
+            yield state, rules
+            found += 1
+            moves = table.legal_actions()
+            knocks = [m for m in moves if m.type in ("knock", "gin", "big_gin")]
+            if knocks and rng.random() < 0.5:
+                table.play(rng.choice(knocks))
+            elif state.phase == "discard" and rng.random() < 0.7:
+                hand = hand_from_cards(state.hand)
+                discards = [m for m in moves if m.type == "discard"]
+                table.play(min(discards, key=lambda m: min_deadwood(hand & ~card_bit(m.card or 0))))
+            else:
+                table.play(rng.choice(moves))
+
+
+STATES = list(reachable_states(160, seed=11))
+
+
+def test_reachable_states_cover_every_phase_and_preset() -> None:
+    assert {s.phase for s, _ in STATES} == {"first_upcard", "draw", "discard"}
+    assert any(s.drawn_from_discard is not None for s, _ in STATES)
+    assert any(r.oklahoma for _, r in STATES) and any(r.discard_pickup_allowed for _, r in STATES)
+
+
+@pytest.mark.parametrize("index", range(0, len(STATES), 4))
+def test_legal_actions_match_the_rules(index: int) -> None:
+    state, rules = STATES[index]
+    listed = legal_actions(state, rules)
+    assert len(set(listed)) == len(listed)
+    assert set(listed) == {a for a in every_move(state) if is_legal(state, rules, a)}
+
+
+@pytest.mark.parametrize("index", range(len(STATES)))
+def test_advice_is_always_legal(index: int) -> None:
+    state, rules = STATES[index]
+    advice = hint(state, rules, seed=index, config=FAST)
+    assert is_legal(state, rules, advice.action)
+    assert advice.alternatives[0].action == advice.action
+    assert all(is_legal(state, rules, a.action) for a in advice.alternatives)
+    assert advice.reason
+    json.dumps(advice.as_dict())
+    hand = hand_from_cards(state.hand)
+    if state.phase == "discard" and any(min_deadwood(hand & ~card_bit(c)) == 0 for c in state.hand
+                                        if c != state.drawn_from_discard or rules.discard_pickup_allowed):
+        assert advice.action.type in ("gin", "big_gin")
+
+
+@pytest.mark.parametrize("index", [i for i, (s, _) in enumerate(STATES) if s.phase == "discard"][::5])
+def test_outs_and_safety_of_each_discard(index: int) -> None:
+    state, rules = STATES[index]
+    advice = hint(state, rules, seed=1, config=FAST)
+    unseen = [c for c in ALL_CARDS if c not in state.hand + state.discard_pile + state.opponent_hand_known]
+    for alternative in advice.alternatives:
+        if alternative.action.type != "discard":
+            continue
+        assert alternative.action.card is not None
+        kept = hand_from_cards(state.hand) & ~card_bit(alternative.action.card)
+        base = min_deadwood(kept)
+        outs = {x for x in unseen
+                if min(min_deadwood((kept | card_bit(x)) & ~card_bit(d)) for d in ALL_CARDS if kept >> d & 1) < base}
+        assert set(alternative.outs) == outs
+        assert alternative.deadwood == base
+        assert alternative.safety is not None and 0 <= alternative.safety <= 1 + 1e-9
+
+
+def test_same_state_and_seed_give_the_same_hint() -> None:
+    for state, rules in STATES[::10]:
+        assert hint(state, rules, seed=5) == hint(state, rules, seed=5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.sampled_from(ALL_CARDS), min_size=0, max_size=12), st.sampled_from(ALL_CARDS))
+def test_meld_partners_are_the_cards_that_join_a_meld(held: set[Card], card: Card) -> None:
+    hand = hand_from_cards(held) & ~card_bit(card)
+    joins = any(m >> card & 1 for m in find_melds(hand | card_bit(card)))
+    assert bool(meld_partners(hand) >> card & 1) == joins
+
+
+# --- validation ------------------------------------------------------------------------------
+
+TEN = cards("As 2s 3s 7h 7d 7c Kd Qd Jd 5c")
+DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=cards("9h 4c"),
+                 stock_count=30, opponent_hand_known=(), opponent_discards=cards("4c"))
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "words"),
+    [
+        ({"phase": "deal"}, "phase", "expected one of"),
+        ({"hand": TEN[:9]}, "hand", "needs 10 cards"),
+        ({"phase": "discard"}, "hand", "needs 11 cards"),
+        ({"hand": (*TEN[:9], TEN[0])}, "hand", "listed twice"),
+        ({"hand": (*TEN[:9], 13)}, "hand", "not a card"),
+        ({"discard_pile": cards("9h 4c As")}, "discard_pile", "also in hand"),
+        ({"opponent_hand_known": cards("4c")}, "opponent_hand_known", "also in discard_pile"),
+        ({"stock_count": 31}, "stock_count", "do not add up to 52"),
+        ({"stock_count": -1}, "stock_count", "whole number"),
+        ({"opponent_discards": cards("Ah")}, "opponent_discards", "must be in the pile"),
+        ({"upcard": parse_card("Ah")}, "upcard", "must be in the pile"),
+        ({"drawn_from_discard": parse_card("As")}, "drawn_from_discard", "only in the discard phase"),
+        ({"phase": "first_upcard", "upcard": None, "discard_pile": ()}, "upcard", "needs the upcard"),
+        ({"phase": "first_upcard", "stock_count": 31}, "discard_pile", "only the upcard"),
+        ({"opponent_hand_known": cards("2h 3h 4h 5h 6h 8h 9c Tc Jc Qc Kc"), "stock_count": 30},
+         "opponent_hand_known", "10 cards"),
+    ],
+)
+def test_impossible_states_name_the_field(changes: dict[str, object], field: str, words: str) -> None:
+    with pytest.raises(HintStateError) as error:
+        hint(replace(DRAW, **changes), Rules())  # type: ignore[arg-type]
+    assert error.value.field == field
+    assert words in error.value.message
+
+
+def test_oklahoma_needs_the_upcard_and_a_live_stock() -> None:
+    with pytest.raises(HintStateError, match="Oklahoma") as error:
+        check_state(replace(DRAW, upcard=None), resolve_rules("oklahoma"))
+    assert error.value.field == "upcard"
+    late = situation(TEN, "draw", pile=30)
+    assert late.stock_count == 2
+    with pytest.raises(HintStateError, match="already over") as error:
+        check_state(late, Rules())
+    assert error.value.field == "stock_count"
+
+
+def test_a_drawn_card_must_be_in_hand() -> None:
+    state = replace(DRAW, phase="discard", hand=TEN + cards("4c"), discard_pile=cards("9h"),
+                    drawn_from_discard=parse_card("8c"))
+    with pytest.raises(HintStateError) as error:
+        hint(state, Rules())
+    assert error.value.field == "drawn_from_discard"
+
+
+# --- obvious cases ---------------------------------------------------------------------------
+
+
+def situation(hand: tuple[Card, ...], phase: Phase, pile: int, upcard: Card | None = None,
+              opponent_hand_known: tuple[Card, ...] = (), opponent_discards: tuple[Card, ...] = (),
+              drawn_from_discard: Card | None = None) -> GameState:
+    """A state whose pile holds ``pile`` filler cards (the first one the upcard), with the stock to match."""
+    used = set(hand) | set(opponent_hand_known)
+    order = cards("2c 3c 4c 5c 6c 2d 3d 4d 5d 6d 2h 3h 8d 9d Td Jd Qd Kd 8h 9h Th Jh Qh Kh 4s 5s 6s 8s 9s Ts Js "
+                  "7d 8c") + ALL_CARDS
+    face_up = tuple(c for c in dict.fromkeys(order) if c not in used)[:pile]
+    if upcard is None:
+        upcard = face_up[0]
+    return GameState(hand, phase, upcard, face_up, 52 - 10 - len(hand) - len(face_up), opponent_hand_known,
+                     opponent_discards, drawn_from_discard)
+
+
+def test_takes_an_upcard_that_completes_a_meld() -> None:
+    state = GameState(hand=cards("As 2s 3s 4h 5h Kc Qd Jh 9d 8s"), phase="first_upcard", upcard=parse_card("6h"),
+                      discard_pile=cards("6h"), stock_count=31)
+    advice = hint(state, Rules())
+    assert advice.action == Action("take_upcard")
+    assert advice.alternatives[0].then_discard in cards("Kc Qd Jh")
+
+
+def test_passes_an_upcard_that_helps_nothing() -> None:
+    state = GameState(hand=cards("As 2s 3s 4h 5h 6h 7c 8d 9s Jd"), phase="first_upcard", upcard=parse_card("Kc"),
+                      discard_pile=cards("Kc"), stock_count=31)
+    assert hint(state, Rules()).action == Action("pass")
+
+
+def test_goes_gin_when_it_can() -> None:
+    state = situation(cards("As 2s 3s 4s 5h 6h 7h 9c 9d 9s Kc"), "discard", pile=10)
+    advice = hint(state, Rules())
+    assert advice.action == Action("gin", parse_card("Kc"))
+    assert "Gin" in advice.reason
+
+
+def test_big_gin_only_where_it_is_played() -> None:
+    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s 7h 8h"), "discard", pile=10)
+    assert hint(state, resolve_rules("online")).action == Action("big_gin")
+    assert hint(state, resolve_rules("standard")).action.type == "gin"
+
+
+def test_knocks_at_the_stock_end_rather_than_draw() -> None:
+    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac Kc"), "discard", pile=29)
+    assert state.stock_count == Rules().stock_end
+    advice = hint(state, Rules())
+    assert advice.action == Action("knock", parse_card("Kc"))
+    assert "draw" in advice.reason
+
+
+def test_keeps_away_from_what_the_opponent_collects() -> None:
+    state = situation(cards("As 2s 3s 4h 5h 6h 7c 8c 9d Qs Kc"), "discard", pile=3,
+                      opponent_hand_known=cards("Qh Qd"), opponent_discards=cards("2c"))
+    advice = hint(state, Rules())
+    assert advice.action == Action("discard", parse_card("Kc"))
+    by_card = {a.action.card: a for a in advice.alternatives if a.action.type == "discard"}
+    assert by_card[parse_card("Qs")].safety == pytest.approx(0.0)
+    assert (by_card[parse_card("Kc")].safety or 0.0) > 0.5
+
+
+def test_never_discards_the_card_just_taken_where_forbidden() -> None:
+    state = situation(cards("As 2s 3s 4h 5h 6h 7c 8c 9c Kd Kc"), "discard", pile=0, upcard=parse_card("Kd"),
+                      drawn_from_discard=parse_card("Kd"))
+    assert hint(state, Rules()).action.card == parse_card("Kc")
+    assert is_legal(state, resolve_rules("gra"), hint(state, resolve_rules("gra")).action)
+
+
+def test_the_table_rejects_illegal_moves() -> None:
+    table = Table.shuffled(Rules(), random.Random(3))
+    with pytest.raises(IllegalMoveError):
+        table.play(Action("draw_stock"))
+    table.play(Action("pass"))
+    table.play(Action("pass"))
+    assert table.legal_actions() == [Action("draw_stock")]
+    assert table.view().discard_pile == (table.upcard,)
