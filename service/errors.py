@@ -17,6 +17,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from .core.cards import CardError
+from .core.hints import HintStateError
 from .core.rules import RulesError
 from .core.scoring import GameError, IllegalKnockError
 
@@ -140,6 +141,8 @@ def handle_domain_error(error: ValueError) -> Response:
     """A core error on valid-looking input (cards, rules, game record) as a 422."""
     if isinstance(error, RulesError):
         return handle_validation_error(ValidationError({"rules": {error.field: [error.message]}}))
+    if isinstance(error, HintStateError):
+        return handle_validation_error(ValidationError({error.field: [error.message]}))
     return problem(422, str(error), type_=INVALID_INPUT)
 
 
@@ -160,5 +163,5 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(InternalServerError, handle_internal_error)
     app.register_error_handler(ValidationError, handle_validation_error)
     app.register_error_handler(IllegalKnockError, handle_illegal_knock)
-    for error_class in (CardError, RulesError, GameError):
+    for error_class in (CardError, RulesError, GameError, HintStateError):
         app.register_error_handler(error_class, handle_domain_error)

@@ -75,7 +75,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
 
 def register_api(api: Api) -> None:
     """Register every blueprint of the API."""
-    from . import games, hands, layoffs, ops, rounds, rules
+    from . import games, hands, hints, layoffs, ops, rounds, rules
 
-    for module in (hands, layoffs, rounds, games, rules, ops):
+    for module in (hands, layoffs, rounds, games, hints, rules, ops):
         api.register_blueprint(module.blp)

@@ -9,7 +9,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from ..core.cards import Hand, format_card, format_hand
+from ..core.cards import Card, Hand, format_card, format_hand
+from ..core.hints import Action, Hint
 from ..core.layoffs import DefenderResult, Layoff
 from ..core.melds import Arrangement, DrawnHandAnalysis, Meld
 from ..core.rules import PRESETS, RULE_PARAMETERS, Rules
@@ -127,4 +128,42 @@ def rules_catalog(default: Rules) -> JSON:
             {"name": p.name, "source": p.source, "description": p.description, "rules": asdict(p.rules)}
             for p in PRESETS.values()
         ],
+    }
+
+
+def _card_or_none(card: Card | None) -> str | None:
+    return None if card is None else format_card(card)
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def hint_action(action: Action) -> JSON:
+    """A move: its type and card."""
+    return {"type": action.type, "card": _card_or_none(action.card)}
+
+
+def hint(advice: Hint) -> JSON:
+    """The advised move, the ranked alternatives and the reason."""
+    return {
+        "action": hint_action(advice.action),
+        "alternatives": [
+            {
+                "action": hint_action(option.action),
+                "evaluation": round(option.evaluation, 3),
+                "unit": option.unit,
+                "deadwood": option.deadwood,
+                "expected_points": _rounded(option.expected_points),
+                "undercut_risk": _rounded(option.undercut_risk),
+                "outs": [format_card(card) for card in option.outs],
+                "safety": _rounded(option.safety),
+                "then_discard": _card_or_none(option.then_discard),
+            }
+            for option in advice.alternatives
+        ],
+        "close_call": advice.close_call,
+        "reason": advice.reason,
+        "melds": melds(advice.melds),
+        "samples": advice.samples,
     }

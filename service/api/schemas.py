@@ -7,11 +7,12 @@ suite checks every answer against the published spec.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from ..core.cards import Card, CardError, Hand, format_card
+from ..core.hints import PHASES, ActionType
 from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
@@ -116,8 +117,6 @@ class RoundScoreRequest(Schema):
         if knocker & defender:
             raise ValidationError(f"{_first_card(knocker & defender)} is in both hands", "defender")
         knock_limit_for(rules, upcard)
-        if upcard is not None and (knocker | defender) >> upcard & 1 and upcard != data.get("drawn_from_discard"):
-            raise ValidationError(f"the upcard {format_card(upcard)} is also in a hand", "upcard")
         if discard is not None:
             if knocker.bit_count() != 11:
                 raise ValidationError("a discard is given only with an 11-card knocker", "discard")
@@ -204,6 +203,31 @@ class _AnalyzeQueryBase(Schema):
 
 AnalyzeQuery = _AnalyzeQueryBase.from_dict(
     {p.name: _query_field(p) for p in RULE_PARAMETERS if not p.nullable}, name="AnalyzeQuery")
+
+
+class HintRequest(Schema):
+    """A game state as the player asking for a hint sees it."""
+
+    hand = CardsField((10, 11), required=True, metadata={
+        "description": "Your cards: 10 in the draw phases, 11 in the discard phase."})
+    phase = fields.String(required=True, validate=validate.OneOf(PHASES), metadata={
+        "description": "`first_upcard`: take the deal's first upcard or pass; `draw`: take the pile's top card "
+        "or draw from the stock; `discard`: discard, knock, gin or big gin."})
+    upcard = CardField(allow_none=True, metadata={
+        "description": "The deal's first upcard (it sets Oklahoma's knock limit)."})
+    discard_pile = fields.List(CardField(), load_default=list, validate=validate.Length(0, 52), metadata={
+        "description": "The discard pile, oldest first; its last card is the one that can be taken."})
+    stock_count = fields.Integer(strict=True, required=True, validate=validate.Range(0, 31), metadata={
+        "description": "Cards left in the stock."})
+    opponent_hand_known = fields.List(CardField(), load_default=list, validate=validate.Length(0, 11), metadata={
+        "description": "Cards the opponent took from the pile and still holds."})
+    opponent_discards = fields.List(CardField(), load_default=list, validate=validate.Length(0, 52), metadata={
+        "description": "Every card the opponent discarded, oldest first (a card may come back)."})
+    drawn_from_discard = CardField(allow_none=True, metadata={
+        "description": "Discard phase: the card you took from the pile this turn, if any."})
+    rules = RulesField(load_default=resolve_rules)
+    seed = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 2**32 - 1), metadata={
+        "description": "Seed of the opponent-hand sampling: the same state and seed give the same hint."})
 
 
 # --- responses (documentation: render.py builds them) --------------------------------------
@@ -402,3 +426,44 @@ class Health(Schema):
     """Liveness or readiness."""
 
     status = fields.String(required=True, validate=validate.OneOf(["ok", "ready"]))
+
+
+class HintAction(Schema):
+    """A move."""
+
+    type = fields.String(required=True, validate=validate.OneOf(get_args(ActionType)))
+    card = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD), metadata={
+        "description": "The card discarded (discard, knock, gin), else null."})
+
+
+class HintAlternative(Schema):
+    """A legal move and how the engine rates it."""
+
+    action = fields.Nested(HintAction, required=True)
+    evaluation = fields.Float(required=True, metadata={
+        "description": "Higher is better: expected points (unit `points`) or minus the expected deadwood after "
+        "the next draw, less a penalty for feeding the opponent (unit `deadwood`)."})
+    unit = fields.String(required=True, validate=validate.OneOf(["points", "deadwood"]))
+    deadwood = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "Deadwood of the ten cards kept."})
+    expected_points = fields.Float(required=True, allow_none=True, metadata={
+        "description": "Knocks: the expected score of the hand."})
+    undercut_risk = fields.Float(required=True, allow_none=True, metadata={
+        "description": "Knocks: the chance of being undercut."})
+    outs = fields.List(_card(), required=True, metadata={
+        "description": "Unseen cards that would lower the deadwood kept."})
+    safety = fields.Float(required=True, allow_none=True, metadata={
+        "description": "Discards: the chance the opponent cannot meld the card."})
+    then_discard = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD),
+                                 metadata={"description": "Taking the upcard: the discard planned after it."})
+
+
+class HintAnswer(Schema):
+    """The advised move, every legal alternative ranked best first, and why."""
+
+    action = fields.Nested(HintAction, required=True)
+    alternatives = fields.List(fields.Nested(HintAlternative), required=True)
+    close_call = fields.Boolean(required=True, metadata={"description": "The top choices are too close to call."})
+    reason = fields.String(required=True)
+    melds = _melds("The melds the advice keeps.")
+    samples = fields.Integer(required=True, metadata={"description": "Opponent hands sampled."})

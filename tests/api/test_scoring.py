@@ -109,7 +109,6 @@ def test_oklahoma_spade_upcard_doubles(call: Call) -> None:
         ({"knocker": KNOCKER, "defender": "As 5s 8h 9h Th 4d 4c 9c Tc Qc"}, "#/defender", "As is in both hands"),
         ({"knocker": KNOCKER, "defender": DEFENDER, "discard": "Qh"}, "#/discard", "only with an 11-card"),
         ({"knocker": KNOCKER + " 9s", "defender": DEFENDER, "discard": "Qh"}, "#/discard", "not in the hand"),
-        ({"knocker": KNOCKER, "defender": DEFENDER, "upcard": "4s"}, "#/upcard", "also in a hand"),
         ({"knocker": KNOCKER, "defender": DEFENDER, "rules": "oklahoma"}, "#/upcard", "first upcard"),
         ({"knocker": KNOCKER, "defender": DEFENDER, "knocker_melds": [["4s", "5s", "6s"]]}, "#/knocker_melds",
          "not in the knocker's hand"),
@@ -119,6 +118,13 @@ def test_round_input_errors_name_the_field(call: Call, body: dict, pointer: str,
     problem = call("POST", "/v1/rounds/score", json=body).get_json()
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == pointer
     assert detail in problem["detail"]
+
+
+def test_the_oklahoma_upcard_may_be_in_a_hand(call: Call) -> None:
+    """The first upcard may have been taken and kept: it still sets the knock limit."""
+    answer = call("POST", "/v1/rounds/score", json={
+        "knocker": KNOCKER, "defender": DEFENDER, "rules": "oklahoma", "upcard": "4s"}).get_json()
+    assert answer["knock_limit"] == 4 and answer["doubled"]
 
 
 def test_illegal_knock_says_deadwood_and_limit(call: Call) -> None:

@@ -1,0 +1,53 @@
+"""``/v1/hint``: the next move for a player, from what that player can see."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, jsonify
+from flask.views import MethodView
+
+from ..core.cards import hand_cards
+from ..core.hints import GameState, hint
+from . import Blueprint, render
+from .schemas import HintAnswer, HintRequest
+
+blp = Blueprint("hints", __name__, url_prefix="/v1/hint", description="Advice for the player to move.")
+
+
+def advise(args: dict[str, Any]) -> render.JSON:
+    """The hint for a loaded request."""
+    state = GameState(
+        hand=tuple(hand_cards(args["hand"])),
+        phase=args["phase"],
+        upcard=args.get("upcard"),
+        discard_pile=tuple(args["discard_pile"]),
+        stock_count=args["stock_count"],
+        opponent_hand_known=tuple(args["opponent_hand_known"]),
+        opponent_discards=tuple(args["opponent_discards"]),
+        drawn_from_discard=args.get("drawn_from_discard"),
+    )
+    return render.hint(hint(state, args["rules"], seed=args["seed"]))
+
+
+EXAMPLE = {
+    "hand": "As 2s 3s 7h 7d Kd Qd Jd 5c 9h", "phase": "draw", "upcard": "4d",
+    "discard_pile": ["4d", "Tc", "7c"], "stock_count": 29, "opponent_discards": ["7c"],
+}
+ANSWER = advise(HintRequest().load(EXAMPLE))
+
+
+@blp.route("")
+class Hint(MethodView):
+    """Hints."""
+
+    @blp.arguments(HintRequest(), example=EXAMPLE)
+    @blp.response(200, HintAnswer, example=ANSWER)
+    def post(self, args: dict[str, Any]) -> Response:
+        """Advise the next move: take the upcard or pass, draw, discard, knock, gin or big gin.
+
+        The alternatives are every legal move, ranked, with an evaluation each; discards come with
+        their `outs` and `safety`. An impossible state (a card seen twice, counts that do not add
+        up to 52, the wrong hand size for the phase) is a 422 naming the field at fault.
+        """
+        return jsonify(advise(args))

@@ -1,0 +1,65 @@
+"""``POST /v1/hint``: advice from a game state, and impossible states as 422s naming the field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import Call
+
+# Both players passed the first upcard 4d; the non-dealer drew and threw Tc, the dealer threw 7c.
+DRAW_STATE: dict[str, Any] = {
+    "hand": "As 2s 3s 7h 7d Kd Qd Jd 5c 9h", "phase": "draw", "upcard": "4d",
+    "discard_pile": ["4d", "Tc", "7c"], "stock_count": 29, "opponent_discards": ["7c"],
+}
+
+
+def test_takes_the_discard_that_completes_a_meld_and_allows_a_knock(call: Call) -> None:
+    answer = call("POST", "/v1/hint", json=DRAW_STATE).get_json()
+    assert answer["action"] == {"type": "take_upcard", "card": None}
+    assert {a["action"]["type"] for a in answer["alternatives"]} == {"take_upcard", "draw_stock"}
+    assert answer["alternatives"][0]["action"] == answer["action"]
+    assert ["7h", "7d", "7c"] in answer["melds"] and answer["reason"]
+
+
+def test_discard_phase_ranks_every_legal_discard_with_outs_and_safety(call: Call) -> None:
+    state = {**DRAW_STATE, "phase": "discard", "hand": "As 2s 3s 7h 7d Kd Qd Jd 5c 9h 8c", "stock_count": 28}
+    answer = call("POST", "/v1/hint", json=state).get_json()
+    discards = [a for a in answer["alternatives"] if a["action"]["type"] == "discard"]
+    assert sorted(a["action"]["card"] for a in discards) == sorted(state["hand"].split())
+    assert all(a["safety"] is not None and 0 <= a["safety"] <= 1 for a in discards)
+    assert all(set(a["outs"]).isdisjoint(state["hand"].split() + state["discard_pile"]) for a in discards)
+    evaluations = [a["evaluation"] for a in answer["alternatives"]]
+    assert evaluations == sorted(evaluations, reverse=True)
+
+
+def test_the_same_state_and_seed_give_the_same_hint(call: Call) -> None:
+    first = call("POST", "/v1/hint", json={**DRAW_STATE, "seed": 7}).get_json()
+    assert call("POST", "/v1/hint", json={**DRAW_STATE, "seed": 7}).get_json() == first
+
+
+def test_the_card_just_taken_may_not_be_discarded(call: Call) -> None:
+    state = {**DRAW_STATE, "phase": "discard", "hand": "As 2s 3s 7h 7d Kd Qd Jd 5c 9h 7c",
+             "discard_pile": ["4d", "Tc"], "drawn_from_discard": "7c"}
+    answer = call("POST", "/v1/hint", json=state).get_json()
+    assert all(a["action"]["card"] != "7c" for a in answer["alternatives"])
+
+
+@pytest.mark.parametrize(
+    ("change", "pointer", "fragment"),
+    [
+        ({"phase": "discard"}, "#/hand", "11 cards"),
+        ({"stock_count": 20}, "#/stock_count", "add up to 52"),
+        ({"discard_pile": ["4d", "Tc", "As"]}, "#/discard_pile", "As"),
+        ({"phase": "shuffle"}, "#/phase", "Must be one of"),
+        ({"hand": "As 2s 3s 7h 7d Kd Qd Jd 5c Zz"}, "#/hand", "Zz"),
+        ({"stock_count": -1}, "#/stock_count", "greater than or equal to 0"),
+    ],
+)
+def test_impossible_states_are_422_naming_the_field(call: Call, change: dict[str, Any], pointer: str,
+                                                     fragment: str) -> None:
+    response = call("POST", "/v1/hint", json={**DRAW_STATE, **change})
+    problem = response.get_json()
+    assert response.status_code == 422 and response.mimetype == "application/problem+json"
+    assert problem["errors"][0]["pointer"] == pointer and fragment in problem["detail"], problem
