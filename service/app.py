@@ -12,6 +12,7 @@ from flask import Flask, current_app, request
 from flask_swagger_ui import get_swaggerui_blueprint
 from werkzeug.exceptions import UnsupportedMediaType
 
+from . import observability
 from .api import Api, register_api
 from .config import load_config
 from .errors import register_error_handlers
@@ -26,6 +27,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     logging.getLogger("service").setLevel(app.config["LOG_LEVEL"])
 
     register_error_handlers(app)
+    observability.init_app(app)
     app.before_request(check_request_body)
     api = Api(app)
     register_api(api)

@@ -9,11 +9,14 @@ serialisation lean. Errors are documented here as problem+json responses and ans
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 import flask_smorest
 from apispec import APISpec
+from flask import Request
+from webargs.flaskparser import FlaskParser
 
 from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, problem_body
 from .fields import component_schemas
@@ -57,8 +60,23 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
             spec.components.response(name, {"description": description, "content": {PROBLEM_MEDIA_TYPE: content}})
 
 
+class JSONBodyParser(FlaskParser):
+    """webargs' Flask parser; JSON that Python's decoder refuses for its size (an integer of over
+    4,300 digits, nesting past the recursion limit) is a 400 like any other invalid JSON."""
+
+    def _raw_load_json(self, req: Request) -> Any:
+        try:
+            return super()._raw_load_json(req)
+        except json.JSONDecodeError:
+            raise
+        except (ValueError, RecursionError) as error:
+            raise json.JSONDecodeError(f"JSON too large to decode: {error}", "(too large)", 0) from None
+
+
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
     """A flask-smorest Blueprint whose arguments document this API's own error responses."""
+
+    ARGUMENTS_PARSER = JSONBodyParser()
 
     def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Callable[[Any], Any]:
         """Load and validate ``location`` with ``schema``; document its 4xx problems."""

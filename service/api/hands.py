@@ -8,6 +8,7 @@ from flask import Response, jsonify
 from flask.views import MethodView
 from marshmallow import RAISE, ValidationError
 
+from .. import observability
 from ..core.cards import Card, Hand, parse_hand
 from ..core.melds import analyze_drawn_hand, optimal_arrangements
 from ..core.rules import Rules, resolve_rules
@@ -59,6 +60,7 @@ class Analyze(MethodView):
 
         Rules come as a preset (`rules=oklahoma`) and/or single parameters (`knock_limit=5`).
         """
+        observability.count_hands_analyzed()
         return jsonify(analyze(**args))
 
     @blp.arguments(AnalyzeRequest(), examples=EXAMPLES)
@@ -69,6 +71,7 @@ class Analyze(MethodView):
         For 11 cards the top level describes the best discard (`discard`), and `discards` lists
         every discard, best first.
         """
+        observability.count_hands_analyzed()
         return jsonify(analyze(**args))
 
 
@@ -105,4 +108,6 @@ class AnalyzeBatch(MethodView):
     def post(self, batch: dict[str, Any]) -> Response:
         """Analyze up to 1,000 hands; each is answered, or given its own problem, in order."""
         rules = batch["rules"]
-        return jsonify({"results": [batch_answer(i, item, rules) for i, item in enumerate(batch["hands"])]})
+        results = [batch_answer(i, item, rules) for i, item in enumerate(batch["hands"])]
+        observability.count_hands_analyzed(sum(result["status"] == 200 for result in results))
+        return jsonify({"results": results})

@@ -1,0 +1,218 @@
+"""Operability: Prometheus metrics that add up across gunicorn workers, one JSON log line per
+request, and a request id on every response.
+
+Wiring:
+
+- ``create_app`` calls ``init_app(app)``: it adds ``GET /metrics`` and the request hooks.
+- ``gunicorn_conf.py`` exposes ``on_starting``, ``child_exit`` and ``on_exit`` as its hooks of
+  those names.
+
+prometheus_client chooses between single-process and multiprocess mode once, when it is first
+imported, by looking for ``PROMETHEUS_MULTIPROC_DIR``; ``on_starting`` sets that in the gunicorn
+master. The metrics are therefore made, and prometheus_client imported, on the first request in
+each process, never at import or in ``init_app``: with ``preload_app`` gunicorn loads the app
+before ``on_starting`` runs. Without the variable (flask run, tests) the metrics live in the
+process's own registry.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flask import Flask, Response, request
+
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+REQUEST_ID_HEADER = "X-Request-ID"
+# Accepted as given: visible ASCII, no spaces, bounded (UUIDs, trace ids, "req-42"). Anything else
+# is replaced, so a client cannot inject into the logs or make them huge.
+REQUEST_ID_PATTERN = re.compile(r"[!-~]{1,128}")
+UNMATCHED_ENDPOINT = "unmatched"
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+# Seconds. The analysis itself takes ~0.1-0.2 ms; a request round trip is a few ms.
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+request_log = logging.getLogger("service.requests")
+
+_created_metrics_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class _Metrics:
+    registry: CollectorRegistry  # what /metrics exposes in single-process mode
+    multiprocess: bool
+    requests: Counter
+    latency: Histogram
+    in_progress: Gauge
+    hands_analyzed: Counter
+
+
+@functools.cache
+def _metrics() -> _Metrics:
+    """The metrics, made once per process (the first call imports prometheus_client)."""
+    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, values
+
+    multiprocess = values.ValueClass is not values.MutexValue
+    registry = CollectorRegistry(auto_describe=True)
+    labels = ("method", "endpoint", "status")
+    return _Metrics(
+        registry=registry,
+        multiprocess=multiprocess,
+        requests=Counter("http_requests", "HTTP requests answered.", labels, registry=registry),
+        latency=Histogram(
+            "http_request_duration_seconds",
+            "Time from routing to response, in seconds.",
+            labels,
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        ),
+        # livesum: a worker that dies mid-request stops counting once child_exit marks it dead.
+        in_progress=Gauge(
+            "http_requests_in_progress",
+            "Requests being handled now.",
+            multiprocess_mode="livesum",
+            registry=registry,
+        ),
+        hands_analyzed=Counter("gin_hands_analyzed", "Hands analyzed successfully.", registry=registry),
+    )
+
+
+def count_hands_analyzed(hands: int = 1) -> None:
+    """Add to the hands-analyzed counter; called by the views that analyze hands."""
+    _metrics().hands_analyzed.inc(hands)
+
+
+def init_app(app: Flask) -> None:
+    """Add ``GET /metrics``, request ids, request metrics and the JSON request log to ``app``."""
+    _configure_request_log()
+    # First of the app's before_request hooks, so that the request id and the duration also cover
+    # requests that a later hook rejects (415, 413).
+    app.before_request_funcs.setdefault(None, []).insert(0, _start_request)
+    app.after_request(_finish_request)
+    app.teardown_request(_leave_request)
+    app.add_url_rule("/metrics", "metrics", metrics_view, methods=["GET"])
+
+
+def metrics_view() -> Response:
+    """Prometheus text exposition; under gunicorn the sum over every worker, living or dead."""
+    from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+    from prometheus_client.multiprocess import MultiProcessCollector
+
+    metrics = _metrics()
+    if os.environ.get(MULTIPROC_ENV) and not metrics.multiprocess:
+        # Each worker would show only its own counts: fail loudly instead.
+        raise RuntimeError(f"the metrics were made before {MULTIPROC_ENV} was set (at import, in the master?)")
+    registry = metrics.registry
+    if metrics.multiprocess:
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped in prometheus_client
+    return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+
+
+def _configure_request_log() -> None:
+    if not request_log.handlers:
+        handler = logging.StreamHandler(sys.stdout)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        request_log.addHandler(handler)
+        request_log.setLevel(logging.INFO)
+        request_log.propagate = False
+
+
+# Per-request state lives in the WSGI environ: one lookup through Flask's request proxy, instead of
+# one per attribute of ``g`` (this runs on every request; it is a measurable share of a fast one).
+_STARTED = "service.request_started"
+_REQUEST_ID = "service.request_id"
+
+
+def _start_request() -> None:
+    environ = request.environ
+    environ[_STARTED] = time.perf_counter()
+    environ[_REQUEST_ID] = _given_or_new_request_id(environ)
+    _metrics().in_progress.inc()
+
+
+def _given_or_new_request_id(environ: dict[str, Any]) -> str:
+    given = environ.get("HTTP_X_REQUEST_ID", "")
+    return given if REQUEST_ID_PATTERN.fullmatch(given) else uuid.uuid4().hex
+
+
+def _finish_request(response: Response) -> Response:
+    environ = request.environ
+    # Neither is set if the request failed before the before_request hooks ran.
+    started = environ.get(_STARTED)
+    duration = 0.0 if started is None else time.perf_counter() - started
+    request_id = environ.get(_REQUEST_ID) or _given_or_new_request_id(environ)
+    response.headers[REQUEST_ID_HEADER] = request_id
+    rule = request.url_rule
+    method = environ["REQUEST_METHOD"]
+    labels = (
+        method if method in KNOWN_METHODS else "OTHER",
+        UNMATCHED_ENDPOINT if rule is None else rule.rule,
+        str(response.status_code),
+    )
+    metrics = _metrics()
+    metrics.requests.labels(*labels).inc()
+    metrics.latency.labels(*labels).observe(duration)
+    entry = {
+        "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "request_id": request_id,
+        "method": method,
+        "path": request.path,
+        "status": response.status_code,
+        "duration_ms": round(duration * 1000, 3),
+        "remote_addr": environ.get("REMOTE_ADDR"),
+    }
+    request_log.info(json.dumps(entry))
+    return response
+
+
+def _leave_request(error: BaseException | None) -> None:
+    if _STARTED in request.environ:
+        _metrics().in_progress.dec()
+
+
+def on_starting(server: Any) -> None:
+    """gunicorn hook (master, once, before the workers start): a clean metrics directory.
+
+    Uses ``$PROMETHEUS_MULTIPROC_DIR`` when set (e.g. an emptyDir volume; files of an earlier run
+    there are deleted), else a new temporary directory, which ``on_exit`` removes. A reload (HUP)
+    does not run this hook again, so totals survive it.
+    """
+    global _created_metrics_dir
+    directory = os.environ.get(MULTIPROC_ENV)
+    if directory:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        for stale in Path(directory).glob("*.db"):
+            stale.unlink()
+    else:
+        _created_metrics_dir = tempfile.mkdtemp(prefix="gin-metrics-")
+        os.environ[MULTIPROC_ENV] = _created_metrics_dir
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """gunicorn hook (master): forget the live gauges of a worker that exited."""
+    from prometheus_client import multiprocess
+
+    if os.environ.get(MULTIPROC_ENV):
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+
+def on_exit(server: Any) -> None:
+    """gunicorn hook (master, at exit): remove the metrics directory if ``on_starting`` made it."""
+    if _created_metrics_dir is not None:
+        shutil.rmtree(_created_metrics_dir, ignore_errors=True)

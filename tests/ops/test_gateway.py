@@ -1,0 +1,146 @@
+"""The gateway of compose.yaml (service/deploy/nginx.conf) in front of two real replicas.
+
+Runs where nginx is installed (Debian: ``apt-get install nginx-light``), skipped elsewhere. The
+upstream is rewritten from compose's ``app:8000 resolve`` (Docker DNS, nginx >= 1.27.3) to the two
+local replicas; everything else is the file as deployed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .conftest import HAND, service_server
+from .live_server import ROOT, GunicornServer, exchange
+
+pytestmark = pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed")
+
+ANALYZE = "/v1/hands/analyze"
+JSON = {"Content-Type": "application/json"}
+GOOD = json.dumps({"hand": HAND}).encode()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def local_config(replicas: list[GunicornServer], port: int, scratch: Path) -> str:
+    text = (ROOT / "service" / "deploy" / "nginx.conf").read_text()
+    servers = "\n".join(f"        server 127.0.0.1:{replica.port};" for replica in replicas)
+    replacements = {
+        "        server app:8000 resolve;": servers,
+        "listen 8080;": f"listen 127.0.0.1:{port};",
+        "pid /tmp/nginx.pid;": f"pid {scratch}/nginx.pid;\nerror_log {scratch}/error.log;",
+        "access_log /dev/stdout json;": f"access_log {scratch}/access.log json;\n"
+        f"    client_body_temp_path {scratch}/body;\n    proxy_temp_path {scratch}/proxy;",
+    }
+    for old, new in replacements.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+@dataclass(frozen=True)
+class Gateway:
+    port: int
+    replicas: list[GunicornServer]
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
+    scratch = tmp_path_factory.mktemp("nginx")
+    with service_server(workers=1) as first, service_server(workers=1) as second:
+        port = free_port()
+        config = scratch / "nginx.conf"
+        config.write_text(local_config([first, second], port, scratch))
+        subprocess.run(["nginx", "-t", "-q", "-c", str(config)], check=True)
+        nginx = subprocess.Popen(["nginx", "-c", str(config), "-g", "daemon off;"])
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    exchange(port, "GET", "/healthz")
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline
+                    time.sleep(0.05)
+            yield Gateway(port, [first, second])
+        finally:
+            nginx.send_signal(signal.SIGQUIT)
+            nginx.wait(10)
+
+
+def test_request_ids_pass_through(gateway: Gateway) -> None:
+    given = exchange(gateway.port, "POST", ANALYZE, GOOD, {**JSON, "X-Request-ID": "edge-7"})
+    assert (given.status, given.headers["X-Request-ID"]) == (200, "edge-7")
+    made = exchange(gateway.port, "POST", ANALYZE, GOOD, JSON)
+    assert made.status == 200 and len(made.headers["X-Request-ID"]) == 32
+
+
+def test_metrics_are_not_exposed_through_the_gateway(gateway: Gateway) -> None:
+    assert exchange(gateway.port, "GET", "/metrics").status == 404
+
+
+def test_a_body_over_the_gateway_limit_is_a_problem(gateway: Gateway) -> None:
+    reply = exchange(gateway.port, "POST", "/v1/hands/analyze/batch", b"[" + b" " * (3 * 1024 * 1024) + b"]", JSON)
+    assert (reply.status, reply.headers["Content-Type"]) == (413, "application/problem+json")
+    assert reply.json()["status"] == 413
+
+
+def test_a_burst_is_rate_limited_with_problems(gateway: Gateway) -> None:
+    replies = []
+
+    def hit() -> None:
+        replies.append(exchange(gateway.port, "GET", "/healthz"))
+
+    threads = [threading.Thread(target=hit) for _ in range(300)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    statuses = Counter(reply.status for reply in replies)
+    assert set(statuses) == {200, 429}
+    limited = next(reply for reply in replies if reply.status == 429)
+    assert limited.headers["Content-Type"] == "application/problem+json"
+    assert limited.headers["Retry-After"] == "1"
+    assert limited.json()["status"] == 429
+    time.sleep(2.5)  # let the bucket refill for the next test
+
+
+def test_stopping_a_replica_under_load_fails_no_request(gateway: Gateway) -> None:
+    statuses: list[int | str] = []
+    stop = threading.Event()
+
+    def client() -> None:  # ~10 requests/s each: under the rate limit
+        while not stop.is_set():
+            try:
+                statuses.append(exchange(gateway.port, "POST", ANALYZE, GOOD, JSON).status)
+            except OSError as error:
+                statuses.append(type(error).__name__)
+            time.sleep(0.1)
+
+    clients = [threading.Thread(target=client) for _ in range(3)]
+    for thread in clients:
+        thread.start()
+    time.sleep(1)
+    gateway.replicas[0].send(signal.SIGTERM)
+    gateway.replicas[0].wait(40)
+    time.sleep(1.5)
+    stop.set()
+    for thread in clients:
+        thread.join()
+    assert Counter(statuses) == Counter({200: len(statuses)}) and len(statuses) > 30

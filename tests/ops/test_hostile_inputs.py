@@ -1,0 +1,157 @@
+"""Hostile input against a real gunicorn: each gets a quick 4xx problem+json, and afterwards the
+same workers are alive, healthy and answering.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pytest
+
+from .conftest import HAND
+from .live_server import GunicornServer, exchange
+
+ANALYZE = "/v1/hands/analyze"
+BATCH = "/v1/hands/analyze/batch"
+JSON = {"Content-Type": "application/json"}
+MiB = 1024 * 1024
+# No input may hold a worker: every rejection comes back well within this (seconds).
+QUICK = 2.0
+
+
+def body(value: object) -> bytes:
+    return json.dumps(value).encode()
+
+
+def with_rules(rules: object) -> bytes:
+    return body({"hand": HAND, "rules": rules})
+
+
+def nested(depth: int, opening: bytes, closing: bytes, core: bytes = b"1") -> bytes:
+    return opening * depth + core + closing * depth
+
+
+# Where two statuses are listed either is right: an empty body is "not JSON" (400) or "no hand"
+# (422); NaN is not JSON (400) but Python reads it (then 422); a chunked body past the limit is
+# cut there by Werkzeug, so it is "too large" (413) or "not JSON" (400).
+EITHER = (400, 422)
+# (name, method, path, headers, body, chunked, accepted statuses)
+CASES = [
+    ("truncated JSON", "POST", ANALYZE, JSON, b'{"hand": ["As", "2s", "3', False, (400,)),
+    ("empty body", "POST", ANALYZE, JSON, b"", False, EITHER),
+    ("not JSON at all", "POST", ANALYZE, JSON, b"hand=As,2s", False, (400,)),
+    ("invalid UTF-8", "POST", ANALYZE, JSON, b'{"hand": "\xff\xfe"}', False, (400,)),
+    ("NaN", "POST", ANALYZE, JSON, b'{"hand": NaN}', False, EITHER),
+    ("a 5,000-digit number", "POST", ANALYZE, JSON, b'{"hand": ' + b"9" * 5000 + b"}", False, (400,)),
+    ("arrays nested 30,000 deep (60 kB)", "POST", ANALYZE, JSON, nested(30_000, b"[", b"]"), False, (400,)),
+    ("objects nested 10,000 deep", "POST", ANALYZE, JSON, nested(10_000, b'{"a":', b"}"), False, (400,)),
+    ("batch nested 20,000 deep", "POST", BATCH, JSON, b'{"hands": ' + nested(20_000, b"[", b"]") + b"}", False, (400,)),
+    ("5 MiB body", "POST", ANALYZE, JSON, body({"hand": HAND, "pad": "x" * 5 * MiB}), False, (413,)),
+    ("5 MiB body, chunked", "POST", ANALYZE, JSON, body({"hand": HAND, "pad": "x" * 5 * MiB}), True, (400, 413)),
+    ("5 MiB batch", "POST", BATCH, JSON, body({"hands": [{"hand": HAND}] * 40_000}), False, (413,)),
+    ("100,000-card hand", "POST", ANALYZE, JSON, body({"hand": ["As"] * 100_000}), False, (413,)),
+    ("1,001 hands in a batch", "POST", BATCH, JSON, body({"hands": [{"hand": HAND}] * 1001}), False, (422,)),
+    ("100,000 empty items in a batch", "POST", BATCH, JSON, body({"hands": [{}] * 100_000}), False, (422,)),
+    ("hand is a number", "POST", ANALYZE, JSON, body({"hand": 11}), False, (422,)),
+    ("hand is an object", "POST", ANALYZE, JSON, body({"hand": {"As": True}}), False, (422,)),
+    ("hand is null", "POST", ANALYZE, JSON, body({"hand": None}), False, (422,)),
+    ("cards are numbers", "POST", ANALYZE, JSON, body({"hand": list(range(11))}), False, (422,)),
+    ("rules is a list", "POST", ANALYZE, JSON, with_rules([1]), False, (422,)),
+    ("knock limit is a string", "POST", ANALYZE, JSON, with_rules({"knock_limit": "10"}), False, (422,)),
+    ("knock limit is huge", "POST", ANALYZE, JSON, with_rules({"knock_limit": 10**300}), False, (422,)),
+    ("body is an array", "POST", ANALYZE, JSON, body([HAND]), False, (422,)),
+    ("body is a string", "POST", ANALYZE, JSON, body("As 2s 3s"), False, (422,)),
+    ("hands is a string", "POST", BATCH, JSON, body({"hands": "As 2s"}), False, (422,)),
+    ("text/plain", "POST", ANALYZE, {"Content-Type": "text/plain"}, body({"hand": HAND}), False, (415,)),
+    ("form", "POST", ANALYZE, {"Content-Type": "application/x-www-form-urlencoded"}, b"hand=As", False, (415,)),
+    ("XML", "POST", ANALYZE, {"Content-Type": "application/xml"}, b"<hand/>", False, (415,)),
+    ("no content type", "POST", ANALYZE, {}, body({"hand": HAND}), False, (415,)),
+    ("multipart", "POST", ANALYZE, {"Content-Type": "multipart/form-data; boundary=x"}, b"--x--", False, (415,)),
+    ("PUT", "PUT", ANALYZE, JSON, body({"hand": HAND}), False, (405,)),
+    ("unknown path", "POST", "/v1/hands/analyse", JSON, body({"hand": HAND}), False, (404,)),
+    ("query of 600 cards", "GET", ANALYZE + "?hand=" + ",".join(["As"] * 600), {}, b"", False, (422,)),
+]
+
+# A batch answers 200 with one result per hand; a hostile hand gets its own 422 problem there.
+BATCH_ITEMS = {
+    "100,000-card hand": {"hand": ["As"] * 100_000},
+    "100,000-card string": {"hand": "As " * 100_000},
+    "100,000 cards, repeated": {"hand": (HAND * 9_091)[:100_000]},
+    "hand nested 10,000 deep": {"hand": json.loads(nested(900, b"[", b"]", b'"As"'))},
+    "rules of 10,000 parameters": {"hand": HAND, "rules": {f"p{i}": i for i in range(10_000)}},
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    """The shared server, with its workers and log length before the first hostile input."""
+
+    server: GunicornServer
+    workers: set[int]
+    log_start: int
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+
+@pytest.fixture(scope="module")
+def target(shared_server: GunicornServer) -> Target:
+    return Target(shared_server, shared_server.worker_pids(), len(shared_server.log()))
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "payload", "chunked", "statuses"),
+    [case[1:] for case in CASES],
+    ids=[case[0] for case in CASES],
+)
+def test_hostile_input_gets_a_quick_problem(
+    target: Target,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    payload: bytes,
+    chunked: bool,
+    statuses: tuple[int, ...],
+) -> None:
+    reply = exchange(target.port, method, path, payload, headers, chunked=chunked)
+    assert reply.status in statuses, reply.body[:500]
+    assert reply.headers["Content-Type"] == "application/problem+json"
+    assert_problem(reply.json(), reply.status)
+    assert reply.seconds < QUICK
+
+
+@pytest.mark.parametrize("item", BATCH_ITEMS.values(), ids=BATCH_ITEMS.keys())
+def test_hostile_batch_item_gets_its_own_problem(target: Target, item: dict[str, object]) -> None:
+    reply = exchange(target.port, "POST", BATCH, body({"hands": [item, {"hand": HAND}]}), JSON)
+    assert reply.status == 200, reply.body[:500]
+    hostile, fine = reply.json()["results"]
+    assert hostile["status"] == 422
+    assert_problem(hostile["problem"], 422)
+    assert fine["status"] == 200
+    assert reply.seconds < QUICK
+
+
+def assert_problem(problem: dict[str, object], status: int) -> None:
+    assert problem["status"] == status
+    assert problem["title"] and problem["detail"]
+
+
+def test_gunicorn_limits_are_4xx_and_harmless(target: Target) -> None:
+    """Request lines and headers beyond gunicorn's limits are refused by gunicorn itself (plain text)."""
+    long_line = exchange(target.port, "GET", ANALYZE + "?hand=" + "As," * 3000)
+    assert long_line.status in (400, 414)
+    many_headers = exchange(target.port, "GET", "/readyz", headers={f"X-H{i}": "1" for i in range(200)})
+    assert 400 <= many_headers.status < 500
+
+
+def test_the_server_is_still_healthy_afterwards(target: Target) -> None:
+    """Runs last in this module: the same workers are alive, ready, answering, and logged no error."""
+    assert target.server.worker_pids() == target.workers, "a worker died or was killed"
+    assert exchange(target.port, "GET", "/readyz").status == 200
+    answer = exchange(target.port, "POST", ANALYZE, body({"hand": HAND}), JSON)
+    assert answer.status == 200 and answer.json()["deadwood"] >= 0
+    log = target.server.log()[target.log_start :]
+    for trouble in ("Traceback", "[ERROR]", "[CRITICAL]", "WORKER TIMEOUT", '"status": 5'):
+        assert trouble not in log

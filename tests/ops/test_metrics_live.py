@@ -1,0 +1,126 @@
+"""Metrics and request logs of a real gunicorn with 2 workers: /metrics gives the totals over
+every worker whichever worker answers, and they survive a reload (HUP)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from .conftest import HAND, service_server
+from .live_server import GunicornServer, exchange
+
+ANALYZE = "/v1/hands/analyze"
+JSON = {"Content-Type": "application/json"}
+OK = {"method": "POST", "endpoint": ANALYZE, "status": "200"}
+INVALID = {"method": "POST", "endpoint": ANALYZE, "status": "422"}
+GOOD = json.dumps({"hand": HAND}).encode()
+BAD = json.dumps({"hand": HAND[:9]}).encode()
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+@pytest.fixture(scope="module")
+def metrics_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("metrics")
+
+
+@pytest.fixture(scope="module")
+def server(metrics_dir: Path) -> Iterator[GunicornServer]:
+    # A stale file from an earlier run in the same directory must not count.
+    (metrics_dir / "counter_999999.db").write_bytes(b"stale")
+    with service_server(workers=2, env={"PROMETHEUS_MULTIPROC_DIR": str(metrics_dir)}) as server:
+        yield server
+
+
+def scrape(server: GunicornServer) -> Samples:
+    reply = exchange(server.port, "GET", "/metrics")
+    assert reply.status == 200
+    assert reply.headers["Content-Type"].startswith("text/plain; version=")
+    samples: Samples = {}
+    for family in text_string_to_metric_families(reply.body.decode()):
+        for s in family.samples:
+            samples[s.name, tuple(sorted(s.labels.items()))] = s.value
+    return samples
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def request_totals(samples: Samples) -> Samples:
+    """Everything but the counts that /metrics itself and the gauge change."""
+    return {key: v for key, v in samples.items() if "/metrics" not in str(key) and "in_progress" not in key[0]}
+
+
+def send(server: GunicornServer, payload: bytes, request_id: str) -> None:
+    reply = exchange(server.port, "POST", ANALYZE, payload, {**JSON, "X-Request-ID": request_id})
+    assert reply.headers["X-Request-ID"] == request_id
+
+
+def test_totals_over_both_workers(server: GunicornServer, metrics_dir: Path) -> None:
+    before = scrape(server)
+    for i in range(40):
+        send(server, GOOD, f"good-{i}")
+    for i in range(6):
+        send(server, BAD, f"bad-{i}")
+    scrapes = [scrape(server) for _ in range(6)]
+    after = scrapes[0]
+    assert all(request_totals(s) == request_totals(after) for s in scrapes), "totals depend on the worker"
+
+    assert value(after, "http_requests_total", **OK) - value(before, "http_requests_total", **OK) == 40
+    assert value(after, "http_requests_total", **INVALID) - value(before, "http_requests_total", **INVALID) == 6
+    assert value(after, "gin_hands_analyzed_total") - value(before, "gin_hands_analyzed_total") == 40
+    count = value(after, "http_request_duration_seconds_count", **OK)
+    assert count == value(after, "http_requests_total", **OK)
+    assert value(after, "http_request_duration_seconds_bucket", **OK, le="+Inf") == count
+    assert value(after, "http_request_duration_seconds_bucket", **OK, le="0.001") <= count
+    assert value(after, "http_requests_in_progress") == 1  # the scrape itself
+
+    workers = server.worker_pids()
+    writers = {int(path.stem.rsplit("_", 1)[1]) for path in metrics_dir.glob("counter_*.db")}
+    assert writers == workers, "both workers answered, each into its own file; the stale file is gone"
+
+
+def test_one_json_log_line_per_request(server: GunicornServer) -> None:
+    for i in range(5):
+        send(server, GOOD, f"logged-{i}")
+    send(server, BAD, "logged-bad")
+    time.sleep(0.2)
+    entries = [json.loads(line) for line in server.log().splitlines() if line.startswith("{")]
+    ours = {entry["request_id"]: entry for entry in entries if entry["request_id"].startswith("logged-")}
+    assert sorted(ours) == sorted([f"logged-{i}" for i in range(5)] + ["logged-bad"])
+    assert sum(entry["request_id"].startswith("logged-") for entry in entries) == 6
+    assert ours["logged-bad"]["status"] == 422
+    assert ours["logged-0"]["status"] == 200
+    assert {entry["method"] for entry in ours.values()} == {"POST"}
+    assert {entry["path"] for entry in ours.values()} == {ANALYZE}
+    assert all(0 < entry["duration_ms"] < 5000 for entry in ours.values())
+
+
+def test_totals_survive_a_reload(server: GunicornServer) -> None:
+    send(server, GOOD, "before-reload")
+    before = request_totals(scrape(server))
+    old_workers = server.worker_pids()
+    server.send(signal.SIGHUP)
+    deadline = time.monotonic() + 30
+    while not (server.worker_pids().isdisjoint(old_workers) and len(server.worker_pids()) == 2):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    after = scrape(server)
+    assert request_totals(after) == before
+    assert value(after, "http_requests_in_progress") == 1, "the old workers' gauges are gone"
+
+
+def test_without_a_directory_set_a_temporary_one_is_made_and_removed() -> None:
+    with service_server(workers=1) as server:
+        [worker] = server.worker_pids()
+        exchange(server.port, "POST", ANALYZE, GOOD, JSON)
+        [written] = Path(tempfile.gettempdir()).glob(f"gin-metrics-*/counter_{worker}.db")
+    assert not written.parent.exists()

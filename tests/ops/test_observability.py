@@ -1,0 +1,184 @@
+"""The observability module on a tiny Flask app, in process (single-process metrics)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask, abort, request
+from flask.testing import FlaskClient
+from prometheus_client.parser import text_string_to_metric_families
+
+from service import observability
+
+
+@pytest.fixture(scope="module")
+def app() -> Flask:
+    app = Flask("tiny")
+
+    @app.before_request  # registered first, as create_app registers its body checks
+    def reject_teapots() -> None:
+        if request.path == "/teapot":
+            time.sleep(0.01)
+            abort(418)
+
+    observability.init_app(app)
+
+    @app.post("/hands/<int:size>")
+    def hands(size: int) -> dict[str, int]:
+        observability.count_hands_analyzed(size)
+        return {"size": size}
+
+    @app.get("/fail/<int:status>")
+    def fail(status: int) -> str:
+        abort(status)
+
+    @app.get("/in-progress")
+    def in_progress() -> dict[str, float]:
+        exposition = observability.metrics_view().get_data(as_text=True)
+        return {"value": value_in(exposition, "http_requests_in_progress")}
+
+    return app
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def log_lines() -> Iterator[list[dict[str, object]]]:
+    """The request log's lines during the test, parsed as JSON (each must be one JSON object)."""
+    lines: list[dict[str, object]] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            text = self.format(record)
+            assert "\n" not in text
+            lines.append(json.loads(text))
+
+    handler = Collect()
+    observability.request_log.addHandler(handler)
+    yield lines
+    observability.request_log.removeHandler(handler)
+
+
+def value_in(exposition: str, name: str, **labels: str) -> float:
+    """The value of one sample in a Prometheus text exposition (0 if it is not there yet)."""
+    for family in text_string_to_metric_families(exposition):
+        for s in family.samples:
+            if s.name == name and s.labels == labels:
+                return s.value
+    return 0.0
+
+
+def sample(client: FlaskClient, name: str, **labels: str) -> float:
+    """The value of one sample on /metrics."""
+    response = client.get("/metrics")
+    assert response.status_code == 200
+    assert response.content_type.startswith("text/plain; version=")
+    return value_in(response.get_data(as_text=True), name, **labels)
+
+
+def test_counts_and_latency_by_endpoint_and_status(client: FlaskClient) -> None:
+    labels = {"method": "POST", "endpoint": "/hands/<int:size>", "status": "200"}
+    before = sample(client, "http_requests_total", **labels)
+    latency_before = sample(client, "http_request_duration_seconds_count", **labels)
+    slowest_bucket_before = sample(client, "http_request_duration_seconds_bucket", **labels, le="+Inf")
+    for size in (10, 11, 11):
+        assert client.post(f"/hands/{size}").status_code == 200
+    assert sample(client, "http_requests_total", **labels) == before + 3
+    assert sample(client, "http_request_duration_seconds_count", **labels) == latency_before + 3
+    assert sample(client, "http_request_duration_seconds_bucket", **labels, le="+Inf") == slowest_bucket_before + 3
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "labels"),
+    [
+        ("GET", "/fail/400", {"method": "GET", "endpoint": "/fail/<int:status>", "status": "400"}),
+        ("GET", "/fail/503", {"method": "GET", "endpoint": "/fail/<int:status>", "status": "503"}),
+        ("GET", "/no/such/path/42", {"method": "GET", "endpoint": "unmatched", "status": "404"}),
+        ("BREW", "/hands/3", {"method": "OTHER", "endpoint": "unmatched", "status": "405"}),
+    ],
+)
+def test_errors_are_counted_with_bounded_labels(
+    client: FlaskClient, method: str, path: str, labels: dict[str, str]
+) -> None:
+    before = sample(client, "http_requests_total", **labels)
+    client.open(path, method=method)
+    assert sample(client, "http_requests_total", **labels) == before + 1
+
+
+def test_hands_analyzed(client: FlaskClient) -> None:
+    before = sample(client, "gin_hands_analyzed_total")
+    client.post("/hands/7")
+    client.post("/hands/1")
+    assert sample(client, "gin_hands_analyzed_total") == before + 8
+
+
+def test_in_progress_counts_the_current_request_only(client: FlaskClient) -> None:
+    assert client.get("/in-progress").get_json() == {"value": 1.0}
+    assert sample(client, "http_requests_in_progress") == 1.0  # the /metrics request itself
+
+
+def test_a_given_request_id_is_echoed_and_logged(client: FlaskClient, log_lines: list[dict[str, object]]) -> None:
+    response = client.post("/hands/11?x=1", headers={"X-Request-ID": "trace-7f3a:42"})
+    assert response.headers["X-Request-ID"] == "trace-7f3a:42"
+    [line] = log_lines
+    assert line["request_id"] == "trace-7f3a:42"
+    assert line["method"] == "POST"
+    assert line["path"] == "/hands/11"
+    assert line["status"] == 200
+    assert isinstance(line["duration_ms"], float) and 0 <= line["duration_ms"] < 1000
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", str(line["time"]))
+
+
+@pytest.mark.parametrize("given", [None, "", "has space", "x" * 129, "naïve", 'tab\t"}{', "del\x7f"])
+def test_a_missing_or_unsafe_request_id_is_replaced(
+    client: FlaskClient, log_lines: list[dict[str, object]], given: str | None
+) -> None:
+    headers = {} if given is None else {"X-Request-ID": given}
+    response = client.get("/fail/400", headers=headers)
+    generated = response.headers["X-Request-ID"]
+    assert re.fullmatch(r"[0-9a-f]{32}", generated)
+    assert [line["request_id"] for line in log_lines] == [generated]
+    assert log_lines[0]["status"] == 400
+
+
+def test_generated_request_ids_differ(client: FlaskClient) -> None:
+    ids = {client.get("/fail/404").headers["X-Request-ID"] for _ in range(20)}
+    assert len(ids) == 20
+
+
+def test_a_request_rejected_by_a_later_hook_is_timed_and_keeps_its_id(
+    client: FlaskClient, log_lines: list[dict[str, object]]
+) -> None:
+    response = client.get("/teapot", headers={"X-Request-ID": "tea-1"})
+    assert (response.status_code, response.headers["X-Request-ID"]) == (418, "tea-1")
+    assert [(line["request_id"], line["status"]) for line in log_lines] == [("tea-1", 418)]
+    assert float(str(log_lines[0]["duration_ms"])) >= 10
+
+
+def test_metrics_made_before_the_multiprocess_directory_was_set_fail_loudly(tmp_path: Path) -> None:
+    """As when a module counts at import in a preloading gunicorn master: /metrics must not
+    quietly show one worker's counts."""
+    script = f"""
+import os
+from flask import Flask
+from service import observability
+observability.count_hands_analyzed()
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = {str(tmp_path)!r}
+app = Flask("late")
+observability.init_app(app)
+print(app.test_client().get("/metrics").status_code)
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.stdout.splitlines()[-1] == "500"
+    assert "made before PROMETHEUS_MULTIPROC_DIR was set" in run.stderr
