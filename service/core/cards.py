@@ -85,9 +85,14 @@ def parse_card(text: str) -> Card:
     return make_card(rank, _SUIT_OF[suit_text.lower()])
 
 
+_CARD_NAMES = tuple(RANK_CHARS[c & 15] + SUIT_CHARS[c >> 4] if c & 15 < 13 else "" for c in range(64))
+# Sort key of a card for people: rank first, then suit.
+_DISPLAY_KEY = tuple((c & 15) << 2 | c >> 4 for c in range(64))
+
+
 def format_card(card: Card) -> str:
     """Canonical two-character form: rank upper case, suit lower case (``Th``)."""
-    return RANK_CHARS[card_rank(card)] + SUIT_CHARS[card_suit(card)]
+    return _CARD_NAMES[card]
 
 
 def iter_cards(hand: Hand) -> Iterator[Card]:
@@ -105,7 +110,7 @@ def hand_cards(hand: Hand) -> list[Card]:
 
 def display_order(hand: Hand) -> list[Card]:
     """The cards of a hand sorted for people: by rank, then suit."""
-    return sorted(iter_cards(hand), key=lambda c: (card_rank(c), card_suit(c)))
+    return sorted(iter_cards(hand), key=_DISPLAY_KEY.__getitem__)
 
 
 def hand_size(hand: Hand) -> int:
@@ -159,7 +164,8 @@ def parse_hand(cards: str | Iterable[str], sizes: Iterable[int] | None = None) -
 
 def format_hand(hand: Hand) -> list[str]:
     """A hand as canonical card strings, by rank then suit."""
-    return [format_card(card) for card in display_order(hand)]
+    names = _CARD_NAMES
+    return [names[card] for card in display_order(hand)]
 
 
 def hand_from_cards(cards: Iterable[Card]) -> Hand:
