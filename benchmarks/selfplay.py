@@ -12,10 +12,15 @@ the other (duplicate play), so the luck of the cards cancels. The opponents:
 * ``lookahead`` - an earlier version of the engine: the same look-ahead, but no opponent model
   (no safety, no knock timing: it knocks whenever it may).
 
-Reported: deals won / lost / drawn by the engine (a drawn deal: stock end or a tie), its share of
-decided deals, its net points per deal (its points minus the opponent's), each with a 95%
-confidence interval that treats each duplicate pair as one sample; and the engine's hint latency
-(p50 / p99 / max) over every move it made.
+Reported, each with a 95% confidence interval that treats each duplicate deal as one sample:
+
+* hands (one deal from one seat) won / lost / drawn by the engine (drawn: stock end or a tie),
+  and its share of the decided hands;
+* duplicate deals won / lost / drawn by net points: a deal is won when the engine's points over
+  its two hands beat the opponent's, drawn when they are equal; and its share of the decided deals;
+* its net points per duplicate deal, halved to a per-hand figure (its points minus the opponent's);
+
+and the engine's hint latency (p50 / p99 / max) over every move it made.
 """
 
 from __future__ import annotations
@@ -167,12 +172,19 @@ def report(pairs: list[tuple[GameRecord, GameRecord]], opponent: str) -> str:
     endings: dict[str, int] = {}
     for game in games:
         endings[game.how] = endings.get(game.how, 0) + 1
+    pair_nets = [sum(g.net for g in p) for p in pairs]
+    pairs_won = sum(n > 0 for n in pair_nets)
+    pairs_lost = sum(n < 0 for n in pair_nets)
+    pair_share, pair_half = _interval([float(n > 0) for n in pair_nets if n != 0] or [float("nan")])
     lines = [
         f"opponent: {opponent}; {len(pairs)} duplicate deals = {len(games)} hands",
-        f"engine won {won}, lost {lost}, drawn {drawn}",
-        f"share of decided deals won: {share:.1%} +- {share_half:.1%} (95% CI)",
-        f"net points per deal: {points:+.2f} +- {points_half:.2f} (95% CI)",
-        f"engine points per deal {sum(g.net for g in games if g.net > 0) / len(games):.2f}, "
+        f"hands: engine won {won}, lost {lost}, drawn {drawn}; "
+        f"share of decided hands won: {share:.1%} +- {share_half:.1%} (95% CI)",
+        f"duplicate deals by net points over both seats: engine won {pairs_won}, lost {pairs_lost}, "
+        f"drawn {len(pairs) - pairs_won - pairs_lost}; "
+        f"share of decided deals won: {pair_share:.1%} +- {pair_half:.1%} (95% CI)",
+        f"net points per hand: {points:+.2f} +- {points_half:.2f} (95% CI)",
+        f"engine points per hand {sum(g.net for g in games if g.net > 0) / len(games):.2f}, "
         f"opponent {-sum(g.net for g in games if g.net < 0) / len(games):.2f}",
         f"hint latency over {len(latencies)} moves: p50 {_percentile(latencies, 0.5):.1f} ms, "
         f"p99 {_percentile(latencies, 0.99):.1f} ms, max {max(latencies):.1f} ms",

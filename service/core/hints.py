@@ -11,9 +11,9 @@ cards among them; the stock is the remainder.
 improves a hand - one more random card for each stock draw the opponent made (its discards
 minus its known pickups), each time keeping the ten cards with the least deadwood, except that
 a draw which would have let it knock is skipped (it did not knock). A sample is down-weighted
-for every card the opponent threw away that would meld with it (players keep such cards), and
-again if it could knock now. Measured against a real opponent in self-play, the model's
-predicted undercut rate matches the observed one to about a percentage point.
+for every card the opponent threw away that would meld with it (players keep such cards), again
+if it could knock now, and (``ceiling_evidence``) for every unmatched card worth more than the
+opponent's last discard (players throw their highest unmatched card).
 The samples give, per unseen card, the chance the opponent holds it (so the chance it is
 still in the stock), per discard its *safety* (the chance the opponent cannot meld it), and
 the knock outcomes below. The sample count is fixed (no wall-clock budget), so a hint is
@@ -45,7 +45,7 @@ the same hint.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -153,36 +153,6 @@ class Hint:
     melds: tuple[Meld, ...]
     samples: int
 
-    def as_dict(self) -> dict[str, object]:
-        """The hint as plain JSON-ready values, cards as strings."""
-        return {
-            "action": _action_dict(self.action),
-            "alternatives": [_alternative_dict(a) for a in self.alternatives],
-            "close_call": self.close_call,
-            "reason": self.reason,
-            "melds": [format_hand(m) for m in self.melds],
-            "samples": self.samples,
-        }
-
-
-def _action_dict(action: Action) -> dict[str, object]:
-    return {"type": action.type, "card": None if action.card is None else format_card(action.card)}
-
-
-def _alternative_dict(alternative: Alternative) -> dict[str, object]:
-    then = alternative.then_discard
-    return {
-        "action": _action_dict(alternative.action),
-        "evaluation": round(alternative.evaluation, 3),
-        "unit": alternative.unit,
-        "deadwood": alternative.deadwood,
-        "expected_points": None if alternative.expected_points is None else round(alternative.expected_points, 3),
-        "undercut_risk": None if alternative.undercut_risk is None else round(alternative.undercut_risk, 3),
-        "outs": [format_card(c) for c in alternative.outs],
-        "safety": None if alternative.safety is None else round(alternative.safety, 3),
-        "then_discard": None if then is None else format_card(then),
-    }
-
 
 @dataclass(frozen=True)
 class EngineConfig:
@@ -193,6 +163,7 @@ class EngineConfig:
     knock_margin: float = 0.0
     discard_evidence: float = 0.5
     knock_evidence: float = 0.1
+    ceiling_evidence: float = 0.05
     close_margin: float = 0.5
 
 
@@ -478,6 +449,7 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
     draws = max(0, len(state.opponent_discards) - len(state.opponent_hand_known))
     draws = min(draws, len(unseen) - need)
     thrown = hand_from_cards(state.opponent_discards)
+    ceiling = _VALUES[state.opponent_discards[-1]] if state.opponent_discards else 10
     weights: list[tuple[Hand, float]] = []
     for _ in range(context.config.samples):
         picked = rng.sample(unseen, need + draws)
@@ -490,6 +462,7 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
         weight = context.config.discard_evidence ** against
         if state.opponent_discards and context.deadwood(hand) <= context.limit:
             weight *= context.config.knock_evidence
+        weight *= context.config.ceiling_evidence ** unmatched_above(hand, ceiling, context.deadwood)
         weights.append((hand, weight))
     total = sum(w for _, w in weights) or 1.0
     context.samples = [(hand, w / total) for hand, w in weights]
@@ -504,6 +477,22 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
         held = {card: share for card in unseen}
     in_stock = sum(1 - h for h in held.values()) or 1.0
     context.draw_weights = [(card, (1 - held[card]) / in_stock) for card in unseen]
+
+
+def unmatched_above(hand: Hand, ceiling: int, deadwood: Callable[[Hand], int] = min_deadwood) -> int:
+    """How many cards of ``hand`` worth more than ``ceiling`` are unmatched in a least-deadwood arrangement.
+
+    Such a card is one whose removal lowers the least deadwood by its whole value.
+    """
+    whole = deadwood(hand)
+    count = 0
+    for card in _by_value(hand):
+        value = _VALUES[card]
+        if value <= ceiling:
+            break
+        if deadwood(hand & ~card_bit(card)) == whole - value:
+            count += 1
+    return count
 
 
 def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = DEFAULT_CONFIG) -> Hint:

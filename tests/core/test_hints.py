@@ -8,7 +8,6 @@ written here from the rules, not against the engine's own helpers.
 from __future__ import annotations
 
 import itertools
-import json
 import random
 from collections.abc import Iterator
 from dataclasses import replace
@@ -20,6 +19,7 @@ from hypothesis import strategies as st
 from service.core.cards import ALL_CARDS, Card, card_bit, card_value, hand_from_cards, parse_card
 from service.core.game import IllegalMoveError, Table
 from service.core.hints import (
+    DEFAULT_CONFIG,
     Action,
     EngineConfig,
     GameState,
@@ -29,8 +29,9 @@ from service.core.hints import (
     hint,
     legal_actions,
     meld_partners,
+    unmatched_above,
 )
-from service.core.melds import find_melds, min_deadwood
+from service.core.melds import find_melds, min_deadwood, optimal_arrangements
 from service.core.rules import Rules, resolve_rules
 
 PRESETS = ("standard", "online", "gra", "oklahoma")
@@ -134,7 +135,6 @@ def test_advice_is_always_legal(index: int) -> None:
     assert advice.alternatives[0].action == advice.action
     assert all(is_legal(state, rules, a.action) for a in advice.alternatives)
     assert advice.reason
-    json.dumps(advice.as_dict())
     hand = hand_from_cards(state.hand)
     if state.phase == "discard" and any(min_deadwood(hand & ~card_bit(c)) == 0 for c in state.hand
                                         if c != state.drawn_from_discard or rules.discard_pickup_allowed):
@@ -170,6 +170,30 @@ def test_meld_partners_are_the_cards_that_join_a_meld(held: set[Card], card: Car
     hand = hand_from_cards(held) & ~card_bit(card)
     joins = any(m >> card & 1 for m in find_melds(hand | card_bit(card)))
     assert bool(meld_partners(hand) >> card & 1) == joins
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.sampled_from(ALL_CARDS), min_size=1, max_size=11), st.integers(min_value=0, max_value=10))
+def test_unmatched_above_counts_cards_left_out_of_some_best_arrangement(held: set[Card], ceiling: int) -> None:
+    hand = hand_from_cards(held)
+    unmatched = {c for a in optimal_arrangements(hand) for c in ALL_CARDS if a.deadwood_cards >> c & 1}
+    assert unmatched_above(hand, ceiling) == sum(card_value(c) > ceiling for c in unmatched)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_low_last_discard_means_low_opponent_deadwood(seed: int) -> None:
+    # A player throws its highest unmatched card: after 2c the opponent's deadwood is small, so a knock
+    # is worth less; after Qc the ceiling says nothing (no card is worth more than 10).
+    hand = cards("As 2s 3s 4h 5h 6h 7c 7d 7s 4d 5c")
+    worth = {}
+    for last in ("2c", "Qc"):
+        state = GameState(hand, "discard", parse_card("Kd"), cards(f"Kd 8s 9c Jh {last}"), 26, (), cards(f"9c {last}"))
+        for evidence in (1.0, DEFAULT_CONFIG.ceiling_evidence):
+            advice = hint(state, Rules(), seed=seed, config=replace(DEFAULT_CONFIG, ceiling_evidence=evidence))
+            assert advice.action == Action("knock", parse_card("5c"))
+            worth[last, evidence] = advice.alternatives[0].expected_points or 0.0
+    assert worth["2c", DEFAULT_CONFIG.ceiling_evidence] < worth["2c", 1.0] - 10
+    assert worth["Qc", DEFAULT_CONFIG.ceiling_evidence] == worth["Qc", 1.0]
 
 
 # --- validation ------------------------------------------------------------------------------
@@ -279,13 +303,16 @@ def test_knocks_at_the_stock_end_rather_than_draw() -> None:
 
 
 def test_keeps_away_from_what_the_opponent_collects() -> None:
+    # The opponent holds Qh Qd and then threw 2c, so its queens are not unmatched: it has Qc, or
+    # kings and jacks beside them, and Kc is riskier to throw than 9d.
     state = situation(cards("As 2s 3s 4h 5h 6h 7c 8c 9d Qs Kc"), "discard", pile=3,
                       opponent_hand_known=cards("Qh Qd"), opponent_discards=cards("2c"))
     advice = hint(state, Rules())
-    assert advice.action == Action("discard", parse_card("Kc"))
+    assert advice.action == Action("discard", parse_card("9d"))
     by_card = {a.action.card: a for a in advice.alternatives if a.action.type == "discard"}
     assert by_card[parse_card("Qs")].safety == pytest.approx(0.0)
-    assert (by_card[parse_card("Kc")].safety or 0.0) > 0.5
+    assert (by_card[parse_card("Kc")].safety or 0.0) < (by_card[parse_card("9d")].safety or 0.0)
+    assert (by_card[parse_card("9d")].safety or 0.0) > 0.9
 
 
 def test_never_discards_the_card_just_taken_where_forbidden() -> None:
