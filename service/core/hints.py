@@ -64,6 +64,7 @@ from .cards import (
     hand_from_cards,
     iter_cards,
 )
+from .errors import FieldError
 from .knocks import knock_limit, knock_options
 from .layoffs import best_defence
 from .melds import Arrangement, Meld, best_arrangement, min_deadwood
@@ -79,13 +80,8 @@ FULL_STOCK = 52 - 2 * HAND_SIZE - 1
 _RANK_COLUMN = 1 | 1 << 16 | 1 << 32 | 1 << 48
 
 
-class HintStateError(ValueError):
+class HintStateError(FieldError):
     """A game state that cannot happen; ``field`` names the part at fault."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 @dataclass(frozen=True)

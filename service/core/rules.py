@@ -6,17 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args
 
+from .errors import FieldError
+
 OklahomaAce = Literal["gin_only", "one"]
 Shutout = Literal["double_bonus", "double_score", "none"]
 
 
-class RulesError(ValueError):
+class RulesError(FieldError):
     """A rules value that is unknown or out of range; ``field`` names the parameter."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 @dataclass(frozen=True)
