@@ -154,7 +154,8 @@ def parse_hand(cards: str | Iterable[str], sizes: Iterable[int] | None = None) -
     if sizes is not None:
         allowed = sorted(set(sizes))
         if len(parsed) not in allowed:
-            wanted = " or ".join(map(str, allowed))
+            contiguous = len(allowed) > 2 and allowed[-1] - allowed[0] == len(allowed) - 1
+            wanted = f"{allowed[0]} to {allowed[-1]}" if contiguous else " or ".join(map(str, allowed))
             raise CardError(f"a hand here has {wanted} cards, got {len(parsed)}")
     hand = 0
     for card in parsed:
