@@ -27,11 +27,14 @@ blp = Blueprint("hands", __name__, url_prefix="/v1/hands",
                 description="Least deadwood, every optimal arrangement, and every discard of a drawn hand.")
 
 
-def analyze(hand: Hand, rules: Rules, upcard: Card | None = None) -> render.JSON:
+def analyze(
+    hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None
+) -> render.JSON:
     """The analysis of a 10-card hand, or of an 11-card hand over every discard."""
     limit = knock_limit_for(rules, upcard)
     if hand.bit_count() == 11:
-        return render.drawn_hand_analysis(analyze_drawn_hand(hand), limit)
+        forbidden = None if rules.discard_pickup_allowed else drawn_from_discard
+        return render.drawn_hand_analysis(analyze_drawn_hand(hand), limit, forbidden)
     return render.hand_analysis(hand, optimal_arrangements(hand), limit)
 
 

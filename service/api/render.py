@@ -45,12 +45,13 @@ def hand_analysis(hand: Hand, arrangements: Sequence[Arrangement], limit: int) -
     }
 
 
-def drawn_hand_analysis(analysis: DrawnHandAnalysis, limit: int) -> JSON:
-    """An 11-card hand: the best discard's analysis, big gin, and every discard best first."""
-    best = analysis.options[0]
+def drawn_hand_analysis(analysis: DrawnHandAnalysis, limit: int, forbidden: Card | None = None) -> JSON:
+    """An 11-card hand: the best legal discard's analysis, big gin, and every discard best first."""
+    legal = [option for option in analysis.options if option.card != forbidden]
+    best = legal[0]
     answer = hand_analysis(analysis.hand, best.arrangements, limit)
     answer["discard"] = format_card(best.card)
-    answer["best_discards"] = [format_card(card) for card in analysis.best_discards]
+    answer["best_discards"] = [format_card(o.card) for o in legal if o.deadwood == best.deadwood]
     answer["big_gin"] = analysis.big_gin is not None
     answer["big_gin_melds"] = None if analysis.big_gin is None else melds(analysis.big_gin.melds)
     answer["discards"] = [
@@ -59,8 +60,9 @@ def drawn_hand_analysis(analysis: DrawnHandAnalysis, limit: int) -> JSON:
             "deadwood": option.deadwood,
             "melds": melds(option.arrangements[0].melds),
             "deadwood_cards": format_hand(option.arrangements[0].deadwood_cards),
-            "can_knock": option.deadwood <= limit,
-            "gin": option.deadwood == 0,
+            "legal": option.card != forbidden,
+            "can_knock": option.card != forbidden and option.deadwood <= limit,
+            "gin": option.card != forbidden and option.deadwood == 0,
         }
         for option in analysis.options
     ]

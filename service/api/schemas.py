@@ -51,10 +51,19 @@ class AnalyzeRequest(Schema):
     hand = CardsField(HAND_SIZES, required=True)
     rules = RulesField(load_default=resolve_rules)
     upcard = CardField(metadata={"description": "Oklahoma: the first upcard, which sets the knock limit."})
+    drawn_from_discard = CardField(metadata={
+        "description": "11 cards: the card just taken from the discard pile; unless the rules allow it "
+        "(`discard_pickup_allowed`), it may not be discarded this turn."})
 
     @validates_schema
-    def _knock_limit_known(self, data: dict[str, Any], **kwargs: Any) -> None:
+    def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
         knock_limit_for(data["rules"], data.get("upcard"))
+        taken = data.get("drawn_from_discard")
+        if taken is not None:
+            if data["hand"].bit_count() != 11:
+                raise ValidationError("a card just taken is given only with an 11-card hand", "drawn_from_discard")
+            if not data["hand"] >> taken & 1:
+                raise ValidationError(f"{format_card(taken)} is not in the hand", "drawn_from_discard")
 
 
 class BatchItems(fields.List[Any]):
@@ -260,8 +269,11 @@ class DiscardOption(Schema):
     deadwood = fields.Integer(required=True, metadata={"description": "Least deadwood of the other ten."})
     melds = _melds("The best melds of the other ten.")
     deadwood_cards = _cards("What stays unmelded.")
-    can_knock = fields.Boolean(required=True, metadata={"description": "Deadwood within the knock limit."})
-    gin = fields.Boolean(required=True, metadata={"description": "No deadwood."})
+    legal = fields.Boolean(required=True, metadata={
+        "description": "The card may be discarded (false for the card just taken, when the rules forbid it)."})
+    can_knock = fields.Boolean(required=True, metadata={
+        "description": "A legal discard leaving deadwood within the knock limit."})
+    gin = fields.Boolean(required=True, metadata={"description": "A legal discard leaving no deadwood."})
 
 
 class HandAnalysis(Schema):
@@ -278,8 +290,9 @@ class HandAnalysis(Schema):
     arrangements = fields.List(fields.Nested(Arrangement), required=True, metadata={
         "description": "Every distinct optimal arrangement (touching runs of a suit joined), best first "
         "(11 cards: after `discard`)."})
-    discard = _card("11 cards: the best discard.", required=False)
-    best_discards = fields.List(_card(), metadata={"description": "11 cards: every discard reaching `deadwood`."})
+    discard = _card("11 cards: the best legal discard.", required=False)
+    best_discards = fields.List(_card(), metadata={
+        "description": "11 cards: every legal discard reaching `deadwood`."})
     big_gin = fields.Boolean(metadata={"description": "11 cards: all eleven meld (whether or not the rules "
                                        "score big gin)."})
     big_gin_melds = fields.List(fields.List(_card()), allow_none=True, metadata={

@@ -156,3 +156,27 @@ def test_batch_size_is_bounded(call: Call, hands: object, detail: str) -> None:
     problem = call("POST", "/v1/hands/analyze/batch", json={"hands": hands}).get_json()
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/hands"
     assert detail in problem["errors"][0]["detail"]
+
+
+def test_the_card_just_taken_is_no_legal_discard(call: Call) -> None:
+    """7c was just taken from the pile: under the default rules it may not go straight back."""
+    body = {"hand": "As 2s 3s 7h 7d Kd Qd Jd 9s 5c 7c", "drawn_from_discard": "7c"}
+    answer = call("POST", "/v1/hands/analyze", json=body).get_json()
+    by_card = {entry["card"]: entry for entry in answer["discards"]}
+    assert not by_card["7c"]["legal"] and not by_card["7c"]["can_knock"]
+    assert answer["discard"] == "9s" and answer["deadwood"] == 5 and answer["can_knock"]
+    allowed = call("POST", "/v1/hands/analyze", json={**body, "rules": "gra"}).get_json()
+    assert all(entry["legal"] for entry in allowed["discards"])
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        ({"hand": "As 2s 3s 7h 7d Kd Qd Jd 9s 5c", "drawn_from_discard": "5c"}, "only with an 11-card hand"),
+        ({"hand": "As 2s 3s 7h 7d Kd Qd Jd 9s 5c 7c", "drawn_from_discard": "8c"}, "not in the hand"),
+    ],
+)
+def test_a_card_just_taken_must_be_in_the_drawn_hand(call: Call, body: dict, detail: str) -> None:  # type: ignore[type-arg]
+    problem = call("POST", "/v1/hands/analyze", json=body).get_json()
+    assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/drawn_from_discard"
+    assert detail in problem["detail"]
