@@ -26,6 +26,8 @@ SUIT_SYMBOLS = "♠♥♦♣"
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 LANE_BITS = 16
 RANK_MASK = (1 << 13) - 1
+RANK_COLUMN: Hand = 1 | 1 << 16 | 1 << 32 | 1 << 48
+"""The four Aces; ``RANK_COLUMN << rank`` is every card of that rank."""
 FULL_DECK: Hand = RANK_MASK | RANK_MASK << 16 | RANK_MASK << 32 | RANK_MASK << 48
 ALL_CARDS: tuple[Card, ...] = tuple(s * LANE_BITS + r for s in range(4) for r in range(13))
 SPADES = 0

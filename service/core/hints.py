@@ -52,6 +52,7 @@ from typing import Literal
 from .cards import (
     ALL_CARDS,
     FULL_DECK,
+    RANK_COLUMN,
     RANK_MASK,
     SPADES,
     Card,
@@ -77,7 +78,6 @@ Unit = Literal["points", "deadwood"]
 PHASES: tuple[Phase, ...] = ("first_upcard", "draw", "discard")
 HAND_SIZE = 10
 FULL_STOCK = 52 - 2 * HAND_SIZE - 1
-_RANK_COLUMN = 1 | 1 << 16 | 1 << 32 | 1 << 48
 
 
 class HintStateError(FieldError):
@@ -287,7 +287,7 @@ def _legal_actions(state: GameState, rules: Rules, checked: _Checked) -> list[Ac
 def _by_value(hand: Hand) -> Iterator[Card]:
     """The cards of a hand, highest rank (so highest deadwood value) first."""
     for rank in range(12, -1, -1):
-        column = hand >> rank & _RANK_COLUMN
+        column = hand >> rank & RANK_COLUMN
         while column:
             low = column & -column
             yield rank + low.bit_length() - 1
@@ -303,7 +303,7 @@ def meld_partners(hand: Hand) -> Hand:
     a, b = hand & RANK_MASK, hand >> 16 & RANK_MASK
     c, d = hand >> 32 & RANK_MASK, hand >> 48 & RANK_MASK
     pairs = (a & (b | c | d)) | (b & (c | d)) | (c & d)
-    return (runs | pairs * _RANK_COLUMN) & FULL_DECK & ~hand
+    return (runs | pairs * RANK_COLUMN) & FULL_DECK & ~hand
 
 
 @dataclass(frozen=True)

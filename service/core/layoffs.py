@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from .cards import Card, CardError, Hand, card_rank, format_card, format_hand, hand_value
+from .cards import RANK_COLUMN, Card, CardError, Hand, card_rank, format_card, format_hand, hand_value
 from .melds import Candidate, find_melds, is_run, is_valid_meld, merge_runs, pack
-
-_RANK_COLUMN = 1 | 1 << 16 | 1 << 32 | 1 << 48
 
 
 @dataclass(frozen=True)
@@ -58,7 +56,7 @@ def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None) -> No
 def _layoff_chains(meld: int, defender: Hand) -> Iterator[tuple[Card, ...]]:
     """Every chain of the defender's cards that can be laid off onto ``meld``, in playable order."""
     if not is_run(meld):
-        missing = _RANK_COLUMN << card_rank(meld.bit_length() - 1) & ~meld & defender
+        missing = RANK_COLUMN << card_rank(meld.bit_length() - 1) & ~meld & defender
         if meld.bit_count() == 3 and missing:
             yield (missing.bit_length() - 1,)
         return

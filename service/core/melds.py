@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from .cards import (
+    RANK_COLUMN,
     RANK_MASK,
     Card,
     Hand,
@@ -39,8 +40,6 @@ from .cards import (
 
 Meld = int
 T = TypeVar("T")
-
-_RANK_COLUMN = 1 | 1 << 16 | 1 << 32 | 1 << 48
 
 
 def _lane_run_cover(lane: int) -> int:
@@ -84,7 +83,7 @@ def is_valid_meld(cards: Hand) -> bool:
     low = (cards & -cards).bit_length() - 1
     if is_run(cards):
         return cards == ((1 << count) - 1) << low
-    return count <= 4 and cards & ~(_RANK_COLUMN << card_rank(low)) == 0
+    return count <= 4 and cards & ~(RANK_COLUMN << card_rank(low)) == 0
 
 
 def _set_ranks(hand: Hand) -> int:
@@ -105,15 +104,21 @@ def find_melds(hand: Hand) -> list[Meld]:
         while run & hand == run:
             melds.append(run)
             run |= 1 << run.bit_length()
+    for sets in _sets_by_rank(hand):
+        melds.extend(sets)
+    return melds
+
+
+def _sets_by_rank(hand: Hand) -> list[list[Meld]]:
+    """For each rank held three or four times, its sets: the 3 cards, or the 4 and each 3 of them."""
+    found = []
     ranks = _set_ranks(hand)
     while ranks:
         low = ranks & -ranks
         ranks ^= low
-        column = hand & _RANK_COLUMN * low
-        melds.append(column)
-        if column.bit_count() == 4:
-            melds.extend(column ^ (c & -c) for c in _single_bits(column))
-    return melds
+        column = hand & RANK_COLUMN * low
+        found.append([column, *(column ^ bit for bit in _single_bits(column))] if column.bit_count() == 4 else [column])
+    return found
 
 
 def _single_bits(mask: int) -> Iterator[int]:
@@ -159,14 +164,7 @@ def _run_melds(hand: Hand) -> list[Meld]:
 def _set_choices(hand: Hand) -> list[tuple[Hand, tuple[Meld, ...]]]:
     """Every way to choose the hand's sets: (cards used, set melds); the first is 'no sets'."""
     choices: list[tuple[Hand, tuple[Meld, ...]]] = [(0, ())]
-    ranks = _set_ranks(hand)
-    while ranks:
-        low = ranks & -ranks
-        ranks ^= low
-        column = hand & _RANK_COLUMN * low
-        options = [column]
-        if column.bit_count() == 4:
-            options.extend(column ^ bit for bit in _single_bits(column))
+    for options in _sets_by_rank(hand):
         choices += [(used | option, (*melds, option)) for used, melds in choices for option in options]
     return choices
 
