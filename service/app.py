@@ -16,6 +16,7 @@ from . import observability
 from .api import Api, register_api
 from .config import load_config
 from .errors import register_error_handlers
+from .json_provider import OrjsonProvider
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -23,7 +24,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__, static_folder=None)
     app.config.update(load_config())
     app.config.update(config or {})
-    app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the documented field order
+    app.json = OrjsonProvider(app)
     logging.getLogger("service").setLevel(app.config["LOG_LEVEL"])
 
     register_error_handlers(app)

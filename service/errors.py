@@ -46,7 +46,7 @@ def problem_body(status: int, detail: str, *, type_: str = "about:blank", **exte
 
 def problem(status: int, detail: str, *, headers: Mapping[str, str] | None = None, **members: Any) -> Response:
     """A problem+json response."""
-    body = current_app.json.dumps(problem_body(status, detail, **members), separators=(",", ":"))
+    body = current_app.json.dumps(problem_body(status, detail, **members))
     return current_app.response_class(body, status, headers, mimetype=PROBLEM_MEDIA_TYPE)
 
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import flask_smorest
 from apispec import APISpec
-from flask import Request
-from webargs.flaskparser import FlaskParser
+from flask import Request, current_app
+from webargs import missing
+from webargs.flaskparser import FlaskParser, is_json_request
 
 from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, problem_body
 from .fields import component_schemas
@@ -61,16 +62,17 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
 
 
 class JSONBodyParser(FlaskParser):
-    """webargs' Flask parser; JSON that Python's decoder refuses for its size (an integer of over
-    4,300 digits, nesting past the recursion limit) is a 400 like any other invalid JSON."""
+    """webargs' Flask parser, reading JSON bodies with the app's JSON provider (orjson)."""
 
     def _raw_load_json(self, req: Request) -> Any:
+        if not is_json_request(req):
+            return missing
+        body = req.get_data(cache=True)
         try:
-            return super()._raw_load_json(req)
-        except json.JSONDecodeError:
-            raise
-        except (ValueError, RecursionError) as error:
-            raise json.JSONDecodeError(f"JSON too large to decode: {error}", "(too large)", 0) from None
+            return current_app.json.loads(body)
+        except json.JSONDecodeError as error:
+            # webargs takes an error with an empty ``doc`` for an empty body (a missing one).
+            raise json.JSONDecodeError(error.msg, body.decode(errors="replace"), error.pos) from None
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]

@@ -9,19 +9,24 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from ..core.cards import Card, Hand, format_card, format_hand
+from ..core.cards import FULL_DECK, Card, Hand, format_card, format_hand
 from ..core.hints import Action, Hint
 from ..core.layoffs import DefenderResult, Layoff
-from ..core.melds import Arrangement, DrawnHandAnalysis, Meld
+from ..core.melds import Arrangement, DiscardOption, DrawnHandAnalysis, Meld, find_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, Rules
 from ..core.scoring import GameResult, HandRecord, RoundResult
 
 JSON = dict[str, Any]
 
 
-def melds(groups: Iterable[Meld]) -> list[list[str]]:
+# Every meld there is (329) with its cards by rank then suit: answers name the same melds over and over.
+_MELD_NAMES = {meld: tuple(format_hand(meld)) for meld in find_melds(FULL_DECK)}
+
+
+def melds(groups: Iterable[Meld]) -> list[tuple[str, ...]]:
     """Melds as lists of cards, each by rank then suit."""
-    return [format_hand(meld) for meld in groups]
+    names = _MELD_NAMES
+    return [names[meld] for meld in groups]
 
 
 def arrangement(laid: Arrangement) -> JSON:
@@ -54,19 +59,21 @@ def drawn_hand_analysis(analysis: DrawnHandAnalysis, limit: int, forbidden: Card
     answer["best_discards"] = [format_card(o.card) for o in legal if o.deadwood == best.deadwood]
     answer["big_gin"] = analysis.big_gin is not None
     answer["big_gin_melds"] = None if analysis.big_gin is None else melds(analysis.big_gin.melds)
-    answer["discards"] = [
-        {
-            "card": format_card(option.card),
-            "deadwood": option.deadwood,
-            "melds": melds(option.arrangements[0].melds),
-            "deadwood_cards": format_hand(option.arrangements[0].deadwood_cards),
-            "legal": option.card != forbidden,
-            "can_knock": option.card != forbidden and option.deadwood <= limit,
-            "gin": option.card != forbidden and option.deadwood == 0,
-        }
-        for option in analysis.options
-    ]
+    answer["discards"] = [_discard(option, limit, option.card != forbidden) for option in analysis.options]
     return answer
+
+
+def _discard(option: DiscardOption, limit: int, legal: bool) -> JSON:
+    laid = option.arrangements[0]
+    return {
+        "card": format_card(option.card),
+        "deadwood": option.deadwood,
+        "melds": melds(laid.melds),
+        "deadwood_cards": format_hand(laid.deadwood_cards),
+        "legal": legal,
+        "can_knock": legal and option.deadwood <= limit,
+        "gin": legal and option.deadwood == 0,
+    }
 
 
 def layoff_list(layoffs: Iterable[Layoff]) -> list[JSON]:

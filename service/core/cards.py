@@ -69,6 +69,7 @@ def card_bit(card: Card) -> Hand:
 _CARD_RE = re.compile(r"^\s*(10|[2-9atjqkAJQKT])\s*([shdcSHDC♠♥♦♣♤♡♢♧])\s*$")
 _SUIT_OF = {
     **{c: i for i, c in enumerate(SUIT_CHARS)},
+    **{c: i for i, c in enumerate(SUIT_CHARS.upper())},
     **{c: i for i, c in enumerate(SUIT_SYMBOLS)},
     **{c: i for i, c in enumerate("♤♡♢♧")},
 }
@@ -76,6 +77,10 @@ _SUIT_OF = {
 
 def parse_card(text: str) -> Card:
     """Parse ``As``, ``AS``, ``10h``, ``Th``, ``T♥``, ``a♠`` into a card."""
+    if isinstance(text, str):
+        card = _SPELLINGS.get(text)
+        if card is not None:
+            return card
     match = _CARD_RE.match(text) if isinstance(text, str) else None
     if match is None:
         raise CardError(
@@ -83,13 +88,19 @@ def parse_card(text: str) -> Card:
             card=str(text),
         )
     rank_text, suit_text = match.groups()
-    rank = 9 if rank_text == "10" else RANK_CHARS.index(rank_text.upper())
-    return make_card(rank, _SUIT_OF[suit_text.lower()])
+    return _SPELLINGS[rank_text + suit_text]
+
+
+# Every spelling of every card without spaces (the regular expression is only needed for spaces).
+_SPELLINGS = {
+    rank_text + suit_text: make_card(rank, suit)
+    for rank, rank_char in enumerate(RANK_CHARS)
+    for rank_text in {rank_char, rank_char.lower(), *(("10",) if rank_char == "T" else ())}
+    for suit_text, suit in _SUIT_OF.items()
+}
 
 
 _CARD_NAMES = tuple(RANK_CHARS[c & 15] + SUIT_CHARS[c >> 4] if c & 15 < 13 else "" for c in range(64))
-# Sort key of a card for people: rank first, then suit.
-_DISPLAY_KEY = tuple((c & 15) << 2 | c >> 4 for c in range(64))
 
 
 def format_card(card: Card) -> str:
@@ -110,9 +121,29 @@ def hand_cards(hand: Hand) -> list[Card]:
     return list(iter_cards(hand))
 
 
+def _rank_order(hand: Hand) -> int:
+    """The hand with bit ``4 * rank + suit`` for each card: its bits run by rank, then suit.
+
+    Each suit's lane is spread to every fourth bit, and the four suits are interleaved.
+    """
+    spread = _SPREAD_LANE
+    return (spread[hand & RANK_MASK] | spread[hand >> 16 & RANK_MASK] << 1
+            | spread[hand >> 32 & RANK_MASK] << 2 | spread[hand >> 48 & RANK_MASK] << 3)
+
+
 def display_order(hand: Hand) -> list[Card]:
     """The cards of a hand sorted for people: by rank, then suit."""
-    return sorted(iter_cards(hand), key=_DISPLAY_KEY.__getitem__)
+    order = _rank_order(hand)
+    cards = []
+    while order:
+        low = order & -order
+        cards.append(_CARD_AT_RANK_ORDER[low.bit_length() - 1])
+        order ^= low
+    return cards
+
+
+_SPREAD_LANE = tuple(sum(1 << 4 * rank for rank in range(13) if lane >> rank & 1) for lane in range(1 << 13))
+_CARD_AT_RANK_ORDER = tuple((index & 3) * LANE_BITS + (index >> 2) for index in range(52))
 
 
 def hand_size(hand: Hand) -> int:
@@ -151,24 +182,43 @@ def parse_cards(cards: str | Iterable[str]) -> list[Card]:
 
 
 def parse_hand(cards: str | Iterable[str], sizes: Iterable[int] | None = None) -> Hand:
-    """Parse cards into a hand; ``sizes`` lists the allowed numbers of cards."""
-    parsed = parse_cards(cards)
+    """Parse cards into a hand (duplicates rejected); ``sizes`` lists the allowed numbers of cards."""
+    tokens = split_hand_text(cards) if isinstance(cards, str) else cards
+    hand = 0
+    for token in tokens:
+        bit = 1 << parse_card(token)
+        if hand & bit:
+            raise CardError(f"duplicate card {format_card(bit.bit_length() - 1)}", card=str(token))
+        hand |= bit
     if sizes is not None:
         allowed = sorted(set(sizes))
-        if len(parsed) not in allowed:
+        count = hand.bit_count()
+        if count not in allowed:
             contiguous = len(allowed) > 2 and allowed[-1] - allowed[0] == len(allowed) - 1
             wanted = f"{allowed[0]} to {allowed[-1]}" if contiguous else " or ".join(map(str, allowed))
-            raise CardError(f"a hand here has {wanted} cards, got {len(parsed)}")
-    hand = 0
-    for card in parsed:
-        hand |= 1 << card
+            raise CardError(f"a hand here has {wanted} cards, got {count}")
     return hand
 
 
 def format_hand(hand: Hand) -> list[str]:
-    """A hand as canonical card strings, by rank then suit."""
-    names = _CARD_NAMES
-    return [names[card] for card in display_order(hand)]
+    """A hand as canonical card strings, by rank then suit.
+
+    The rank order is read a byte (two ranks) at a time, from a table of the names in each byte.
+    """
+    order = _rank_order(hand)
+    names = _NAMES_IN_BYTE
+    return [
+        *names[0][order & 255], *names[1][order >> 8 & 255], *names[2][order >> 16 & 255],
+        *names[3][order >> 24 & 255], *names[4][order >> 32 & 255], *names[5][order >> 40 & 255],
+        *names[6][order >> 48],
+    ]
+
+
+_NAMES_IN_BYTE = tuple(
+    tuple(tuple(_CARD_NAMES[_CARD_AT_RANK_ORDER[8 * byte + i]] for i in range(8) if bits >> i & 1 and 8 * byte + i < 52)
+          for bits in range(256))
+    for byte in range(7)
+)
 
 
 def hand_from_cards(cards: Iterable[Card]) -> Hand:

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Generic, TypeVar
 
 from .cards import (
+    FULL_DECK,
     RANK_COLUMN,
     RANK_MASK,
     Card,
@@ -33,7 +35,6 @@ from .cards import (
     card_value,
     display_order,
     format_card,
-    hand_cards,
     hand_value,
     iter_cards,
 )
@@ -267,6 +268,10 @@ def meld_sort_key(meld: Meld) -> tuple[int, int]:
     return card_rank(low), card_suit(low)
 
 
+_MELD_ORDER = {meld: meld_sort_key(meld) for meld in find_melds(FULL_DECK)}
+"""Every meld there is (329), with its ``meld_sort_key``."""
+
+
 @dataclass(frozen=True)
 class Arrangement:
     """A hand laid out: disjoint melds and the unmelded rest."""
@@ -321,7 +326,7 @@ def _arrangement(hand: Hand, used: Hand, sets: tuple[Meld, ...]) -> Arrangement:
     melded = used
     for run in runs:
         melded |= run
-    return Arrangement(tuple(sorted((*sets, *runs), key=meld_sort_key)), hand & ~melded)
+    return Arrangement(tuple(sorted((*sets, *runs), key=_MELD_ORDER.__getitem__)), hand & ~melded)
 
 
 def _sorted_arrangements(arrangements: list[Arrangement]) -> list[Arrangement]:
@@ -375,14 +380,16 @@ class DrawnHandAnalysis:
 def analyze_drawn_hand(hand: Hand) -> DrawnHandAnalysis:
     """Exact analysis of a hand just after a draw: the least deadwood over every discard."""
     table = _LANE_DEADWOOD
-    cards = hand_cards(hand)
-    least = {card: 1 << 30 for card in cards}
+    # Highest value first, then by suit: a stable sort by deadwood then gives the documented order.
+    cards = sorted(iter_cards(hand), key=_DISCARD_ORDER.__getitem__)
+    least = dict.fromkeys(cards, 1 << 30)
     best_choices: dict[Card, list[tuple[Hand, tuple[Meld, ...]]]] = {card: [] for card in cards}
     big_gin = None
     for used, melds in _set_choices(hand):
         rest = hand & ~used
-        lanes = [table[rest >> shift & RANK_MASK] for shift in (0, 16, 32, 48)]
-        total = sum(lanes)
+        lanes = (table[rest & RANK_MASK], table[rest >> 16 & RANK_MASK], table[rest >> 32 & RANK_MASK],
+                 table[rest >> 48 & RANK_MASK])
+        total = lanes[0] + lanes[1] + lanes[2] + lanes[3]
         if total == 0 and big_gin is None:
             big_gin = _arrangement(hand, used, melds)
         for card in iter_cards(rest):
@@ -393,20 +400,21 @@ def analyze_drawn_hand(hand: Hand) -> DrawnHandAnalysis:
                 best_choices[card] = [(used, melds)]
             elif deadwood == least[card]:
                 best_choices[card].append((used, melds))
-    options = [
-        DiscardOption(
-            card,
-            least[card],
-            tuple(
-                _sorted_arrangements(
-                    [_arrangement(hand & ~(1 << card), used, melds) for used, melds in best_choices[card]]
-                )
-            ),
-        )
-        for card in cards
-    ]
-    options.sort(key=lambda o: (o.deadwood, -card_value(o.card), card_suit(o.card)))
+    options = []
+    for card in cards:
+        kept = hand & ~(1 << card)
+        choices = best_choices[card]
+        if len(choices) == 1:
+            arrangements: tuple[Arrangement, ...] = (_arrangement(kept, *choices[0]),)
+        else:
+            arrangements = tuple(_sorted_arrangements([_arrangement(kept, used, melds) for used, melds in choices]))
+        options.append(DiscardOption(card, least[card], arrangements))
+    options.sort(key=_deadwood_of)
     return DrawnHandAnalysis(hand, tuple(options), big_gin)
+
+
+_DISCARD_ORDER = tuple((-card_value(card), card_suit(card)) for card in range(64))
+_deadwood_of = attrgetter("deadwood")
 
 
 def pack(candidates: Sequence[Candidate[T]], free: Hand) -> tuple[int, tuple[Candidate[T], ...]]:

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from service.core.cards import (
     ALL_CARDS,
     FULL_DECK,
+    RANK_CHARS,
+    SUIT_CHARS,
     CardError,
     card_rank,
     card_suit,
@@ -208,3 +210,11 @@ def test_any_spelling_round_trips_to_the_canonical_form(hand: int, rng: random.R
     ]
     assert parse_hand(spelled) == hand
     assert parse_hand(format_hand(parse_hand(spelled))) == hand
+
+
+@PROPERTY
+@given(hands(max_size=52))
+def test_display_order_and_format_hand_sort_by_rank_then_suit(hand: int) -> None:
+    by_rank_then_suit = sorted(hand_cards(hand), key=lambda card: (card_rank(card), card_suit(card)))
+    assert display_order(hand) == by_rank_then_suit
+    assert format_hand(hand) == [RANK_CHARS[card_rank(c)] + SUIT_CHARS[card_suit(c)] for c in by_rank_then_suit]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import logging
+import os
 import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -53,21 +53,27 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
+LogReader = Callable[[], list[dict[str, object]]]
+
+
 @pytest.fixture
-def log_lines() -> Iterator[list[dict[str, object]]]:
-    """The request log's lines during the test, parsed as JSON (each must be one JSON object)."""
-    lines: list[dict[str, object]] = []
+def logged(monkeypatch: pytest.MonkeyPatch) -> Iterator[LogReader]:
+    """Reads the request log's lines written so far, from a pipe, each parsed as one JSON object."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    monkeypatch.setattr(observability, "request_log", observability.RequestLog(write_end))
 
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            text = self.format(record)
-            assert "\n" not in text
-            lines.append(json.loads(text))
+    def read() -> list[dict[str, object]]:
+        try:
+            data = os.read(read_end, 1 << 16)
+        except BlockingIOError:
+            return []
+        assert data.endswith(b"\n")
+        return [json.loads(line) for line in data.splitlines()]
 
-    handler = Collect()
-    observability.request_log.addHandler(handler)
-    yield lines
-    observability.request_log.removeHandler(handler)
+    yield read
+    os.close(read_end)
+    os.close(write_end)
 
 
 def value_in(exposition: str, name: str, **labels: str) -> float:
@@ -128,10 +134,10 @@ def test_in_progress_counts_the_current_request_only(client: FlaskClient) -> Non
     assert sample(client, "http_requests_in_progress") == 1.0  # the /metrics request itself
 
 
-def test_a_given_request_id_is_echoed_and_logged(client: FlaskClient, log_lines: list[dict[str, object]]) -> None:
+def test_a_given_request_id_is_echoed_and_logged(client: FlaskClient, logged: LogReader) -> None:
     response = client.post("/hands/11?x=1", headers={"X-Request-ID": "trace-7f3a:42"})
     assert response.headers["X-Request-ID"] == "trace-7f3a:42"
-    [line] = log_lines
+    [line] = logged()
     assert line["request_id"] == "trace-7f3a:42"
     assert line["method"] == "POST"
     assert line["path"] == "/hands/11"
@@ -142,14 +148,14 @@ def test_a_given_request_id_is_echoed_and_logged(client: FlaskClient, log_lines:
 
 @pytest.mark.parametrize("given", [None, "", "has space", "x" * 129, "naïve", 'tab\t"}{', "del\x7f"])
 def test_a_missing_or_unsafe_request_id_is_replaced(
-    client: FlaskClient, log_lines: list[dict[str, object]], given: str | None
+    client: FlaskClient, logged: LogReader, given: str | None
 ) -> None:
     headers = {} if given is None else {"X-Request-ID": given}
     response = client.get("/fail/400", headers=headers)
     generated = response.headers["X-Request-ID"]
     assert re.fullmatch(r"[0-9a-f]{32}", generated)
-    assert [line["request_id"] for line in log_lines] == [generated]
-    assert log_lines[0]["status"] == 400
+    [line] = logged()
+    assert (line["request_id"], line["status"]) == (generated, 400)
 
 
 def test_generated_request_ids_differ(client: FlaskClient) -> None:
@@ -158,12 +164,13 @@ def test_generated_request_ids_differ(client: FlaskClient) -> None:
 
 
 def test_a_request_rejected_by_a_later_hook_is_timed_and_keeps_its_id(
-    client: FlaskClient, log_lines: list[dict[str, object]]
+    client: FlaskClient, logged: LogReader
 ) -> None:
     response = client.get("/teapot", headers={"X-Request-ID": "tea-1"})
     assert (response.status_code, response.headers["X-Request-ID"]) == (418, "tea-1")
-    assert [(line["request_id"], line["status"]) for line in log_lines] == [("tea-1", 418)]
-    assert float(str(log_lines[0]["duration_ms"])) >= 10
+    [line] = logged()
+    assert (line["request_id"], line["status"]) == ("tea-1", 418)
+    assert float(str(line["duration_ms"])) >= 10
 
 
 def test_metrics_made_before_the_multiprocess_directory_was_set_fail_loudly(tmp_path: Path) -> None:
