@@ -123,7 +123,7 @@ def count_hands_analyzed(hands: int = 1) -> None:
 def init_app(app: Flask) -> None:
     """Add ``GET /metrics``, request ids, request metrics and the JSON request log to ``app``."""
     # First of the app's before_request hooks, so that the request id and the duration also cover
-    # requests that a later hook rejects (415, 413).
+    # requests that a later hook rejects.
     app.before_request_funcs.setdefault(None, []).insert(0, _start_request)
     app.after_request(_finish_request)
     app.teardown_request(_leave_request)

@@ -16,8 +16,8 @@ from typing import Any
 import flask_smorest
 from apispec import APISpec
 from flask import Request, current_app
-from webargs import missing
 from webargs.flaskparser import FlaskParser, is_json_request
+from werkzeug.exceptions import UnsupportedMediaType
 
 from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, problem_body
 from .fields import component_schemas
@@ -62,11 +62,17 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
 
 
 class JSONBodyParser(FlaskParser):
-    """webargs' Flask parser, reading JSON bodies with the app's JSON provider (orjson)."""
+    """webargs' Flask parser, for JSON bodies only: a body not sent as JSON is a 415, a body over the
+    endpoint's size limit a 413 (its view class names the limit's setting in ``max_body_config``,
+    else ``MAX_CONTENT_LENGTH`` applies), and the JSON is read with the app's provider (orjson)."""
 
     def _raw_load_json(self, req: Request) -> Any:
         if not is_json_request(req):
-            return missing
+            raise UnsupportedMediaType()
+        view_class = getattr(current_app.view_functions.get(req.endpoint or ""), "view_class", None)
+        limit_key = getattr(view_class, "max_body_config", None)
+        if limit_key is not None:
+            req.max_content_length = current_app.config[limit_key]
         body = req.get_data(cache=True)
         try:
             return current_app.json.loads(body)

@@ -9,10 +9,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from ..core.cards import FULL_DECK, Card, Hand, format_card, format_hand
+from ..core.cards import CARD_NAMES, FULL_DECK, Card, Hand, format_card, format_hand
 from ..core.hints import Action, Hint
 from ..core.layoffs import DefenderResult, Layoff
-from ..core.melds import Arrangement, DiscardOption, DrawnHandAnalysis, Meld, find_melds
+from ..core.melds import Arrangement, DrawnHandAnalysis, Meld, find_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, Rules
 from ..core.scoring import GameResult, HandRecord, RoundResult
 
@@ -56,24 +56,23 @@ def drawn_hand_analysis(analysis: DrawnHandAnalysis, limit: int, forbidden: Card
     best = legal[0]
     answer = hand_analysis(analysis.hand, best.arrangements, limit)
     answer["discard"] = format_card(best.card)
-    answer["best_discards"] = [format_card(o.card) for o in legal if o.deadwood == best.deadwood]
+    answer["best_discards"] = [CARD_NAMES[o.card] for o in legal if o.deadwood == best.deadwood]
     answer["big_gin"] = analysis.big_gin is not None
     answer["big_gin_melds"] = None if analysis.big_gin is None else melds(analysis.big_gin.melds)
-    answer["discards"] = [_discard(option, limit, option.card != forbidden) for option in analysis.options]
+    meld_names = _MELD_NAMES
+    answer["discards"] = [
+        {
+            "card": CARD_NAMES[option.card],
+            "deadwood": option.deadwood,
+            "melds": [meld_names[meld] for meld in option.arrangements[0].melds],
+            "deadwood_cards": format_hand(option.arrangements[0].deadwood_cards),
+            "legal": option.card != forbidden,
+            "can_knock": option.card != forbidden and option.deadwood <= limit,
+            "gin": option.card != forbidden and option.deadwood == 0,
+        }
+        for option in analysis.options
+    ]
     return answer
-
-
-def _discard(option: DiscardOption, limit: int, legal: bool) -> JSON:
-    laid = option.arrangements[0]
-    return {
-        "card": format_card(option.card),
-        "deadwood": option.deadwood,
-        "melds": melds(laid.melds),
-        "deadwood_cards": format_hand(laid.deadwood_cards),
-        "legal": legal,
-        "can_knock": legal and option.deadwood <= limit,
-        "gin": legal and option.deadwood == 0,
-    }
 
 
 def layoff_list(layoffs: Iterable[Layoff]) -> list[JSON]:

@@ -100,12 +100,13 @@ _SPELLINGS = {
 }
 
 
-_CARD_NAMES = tuple(RANK_CHARS[c & 15] + SUIT_CHARS[c >> 4] if c & 15 < 13 else "" for c in range(64))
+CARD_NAMES: tuple[str, ...] = tuple(RANK_CHARS[c & 15] + SUIT_CHARS[c >> 4] if c & 15 < 13 else "" for c in range(64))
+"""``CARD_NAMES[card]`` is ``format_card(card)``, without the call (for loops that name many cards)."""
 
 
 def format_card(card: Card) -> str:
     """Canonical two-character form: rank upper case, suit lower case (``Th``)."""
-    return _CARD_NAMES[card]
+    return CARD_NAMES[card]
 
 
 def iter_cards(hand: Hand) -> Iterator[Card]:
@@ -215,7 +216,7 @@ def format_hand(hand: Hand) -> list[str]:
 
 
 _NAMES_IN_BYTE = tuple(
-    tuple(tuple(_CARD_NAMES[_CARD_AT_RANK_ORDER[8 * byte + i]] for i in range(8) if bits >> i & 1 and 8 * byte + i < 52)
+    tuple(tuple(CARD_NAMES[_CARD_AT_RANK_ORDER[8 * byte + i]] for i in range(8) if bits >> i & 1 and 8 * byte + i < 52)
           for bits in range(256))
     for byte in range(7)
 )

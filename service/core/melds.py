@@ -378,38 +378,54 @@ class DrawnHandAnalysis:
 
 
 def analyze_drawn_hand(hand: Hand) -> DrawnHandAnalysis:
-    """Exact analysis of a hand just after a draw: the least deadwood over every discard."""
+    """Exact analysis of a hand just after a draw: the least deadwood over every discard.
+
+    For each choice of sets, discarding a card changes only its own lane's runs, so one table
+    lookup gives the deadwood after each discard. A card left unmelded by a choice's arrangement of
+    all eleven is discarded without touching that arrangement's melds.
+    """
     table = _LANE_DEADWOOD
     # Highest value first, then by suit: a stable sort by deadwood then gives the documented order.
     cards = sorted(iter_cards(hand), key=_DISCARD_ORDER.__getitem__)
     least = dict.fromkeys(cards, 1 << 30)
-    best_choices: dict[Card, list[tuple[Hand, tuple[Meld, ...]]]] = {card: [] for card in cards}
-    big_gin = None
-    for used, melds in _set_choices(hand):
+    best_choices: dict[Card, list[int]] = {}
+    choices = _set_choices(hand)
+    slots = [(card, 1 << card, card >> 4, card & ~15) for card in cards]
+    for index, (used, _) in enumerate(choices):
         rest = hand & ~used
         lanes = (table[rest & RANK_MASK], table[rest >> 16 & RANK_MASK], table[rest >> 32 & RANK_MASK],
                  table[rest >> 48 & RANK_MASK])
         total = lanes[0] + lanes[1] + lanes[2] + lanes[3]
-        if total == 0 and big_gin is None:
-            big_gin = _arrangement(hand, used, melds)
-        for card in iter_cards(rest):
-            shift = card & ~15
-            deadwood = total - lanes[card >> 4] + table[(rest & ~(1 << card)) >> shift & RANK_MASK]
+        for card, bit, suit, shift in slots:
+            if used & bit:
+                continue
+            deadwood = total - lanes[suit] + table[(rest ^ bit) >> shift & RANK_MASK]
             if deadwood < least[card]:
                 least[card] = deadwood
-                best_choices[card] = [(used, melds)]
+                best_choices[card] = [index]
             elif deadwood == least[card]:
-                best_choices[card].append((used, melds))
+                best_choices[card].append(index)
+    whole: dict[int, Arrangement] = {}  # the arrangement of all eleven cards under a choice
+
+    def discard(card: Card, index: int) -> Arrangement:
+        laid = whole.get(index)
+        if laid is None:
+            laid = whole[index] = _arrangement(hand, *choices[index])
+        if laid.deadwood_cards >> card & 1:
+            return Arrangement(laid.melds, laid.deadwood_cards & ~(1 << card))
+        return _arrangement(hand & ~(1 << card), *choices[index])
+
     options = []
     for card in cards:
-        kept = hand & ~(1 << card)
-        choices = best_choices[card]
-        if len(choices) == 1:
-            arrangements: tuple[Arrangement, ...] = (_arrangement(kept, *choices[0]),)
+        indices = best_choices[card]
+        if len(indices) == 1:
+            arrangements: tuple[Arrangement, ...] = (discard(card, indices[0]),)
         else:
-            arrangements = tuple(_sorted_arrangements([_arrangement(kept, used, melds) for used, melds in choices]))
+            arrangements = tuple(_sorted_arrangements([discard(card, index) for index in indices]))
         options.append(DiscardOption(card, least[card], arrangements))
     options.sort(key=_deadwood_of)
+    big_gin = next((_arrangement(hand, used, sets) for used, sets in choices if _runs_deadwood(hand & ~used) == 0),
+                   None)
     return DrawnHandAnalysis(hand, tuple(options), big_gin)
 
 
