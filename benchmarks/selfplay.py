@@ -2,6 +2,9 @@
 
     python benchmarks/selfplay.py --deals 500 --seed 1            # against each opponent
     python benchmarks/selfplay.py --deals 200 --seed 1 --opponent lookahead --workers 2
+    python benchmarks/selfplay.py --deals 500 --seed 3 --opponent baseline --save /tmp/ref.json
+    python benchmarks/selfplay.py --deals 500 --seed 3 --opponent baseline --set defence_weight=0 \
+        --paired-with /tmp/ref.json                              # paired with the saved run
 
 Each deal is played twice from the same shuffled deck, the engine sitting in one seat and then in
 the other (duplicate play), so the luck of the cards cancels. The opponents:
@@ -21,11 +24,18 @@ Reported, each with a 95% confidence interval that treats each duplicate deal as
 * its net points per duplicate deal, halved to a per-hand figure (its points minus the opponent's);
 
 and the engine's hint latency (p50 / p99 / max) over every move it made.
+
+``--save`` writes each deal's two results to a JSON file; ``--paired-with`` compares this run with
+such a file of the same deals (same seed, opponent and rules): the mean difference of the net
+points per hand and of the decided-deal wins (won +1, lost -1, drawn 0, per deal), each with a 95%
+confidence interval over deals. Both configurations play the very same cards against the same
+opponent, so the difference is far less noisy than comparing two reports.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import random
@@ -193,6 +203,23 @@ def report(pairs: list[tuple[GameRecord, GameRecord]], opponent: str) -> str:
     return "\n".join(lines)
 
 
+def paired_report(pairs: list[tuple[GameRecord, GameRecord]], saved: dict[str, object]) -> str:
+    """This run against a saved run of the same deals: mean differences with 95% intervals."""
+    other = saved["nets"]
+    assert isinstance(other, list)
+    if len(other) < len(pairs):
+        raise SystemExit(f"the saved run has {len(other)} deals, this one {len(pairs)}")
+    mine = [sum(g.net for g in p) for p in pairs]
+    theirs = [sum(p) for p in other[:len(pairs)]]
+    points, points_half = _interval([(a - b) / 2 for a, b in zip(mine, theirs, strict=True)])
+    outcome, outcome_half = _interval([float((a > 0) - (a < 0) - (b > 0) + (b < 0))
+                                       for a, b in zip(mine, theirs, strict=True)])
+    changed = sum(a != b for a, b in zip(mine, theirs, strict=True))
+    return (f"paired with {saved['engine']} over the same {len(pairs)} deals ({changed} deals differ): "
+            f"net points per hand {points:+.2f} +- {points_half:.2f}, "
+            f"deal outcome (won +1, lost -1) {outcome:+.3f} +- {outcome_half:.3f} per deal (95% CI)")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", type=int, default=200, help="duplicate deals (each played from both seats)")
@@ -203,7 +230,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1, help="processes (latency is cleanest with 1)")
     parser.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
                         help="engine config override for experiments, e.g. --set feed_penalty=4")
+    parser.add_argument("--save", metavar="PATH", help="write each deal's results (JSON) for --paired-with")
+    parser.add_argument("--paired-with", metavar="PATH", help="compare with a run saved by --save")
     args = parser.parse_args(argv)
+    if (args.save or args.paired_with) and args.opponent == "all":
+        parser.error("--save and --paired-with need one --opponent")
     config = replace(DEFAULT_CONFIG, **{k: type(getattr(DEFAULT_CONFIG, k))(v) for k, v in
                                         (item.split("=", 1) for item in args.set)})
     for opponent in sorted(OPPONENTS) if args.opponent == "all" else [args.opponent]:
@@ -215,6 +246,16 @@ def main(argv: list[str] | None = None) -> None:
         else:
             pairs = [play_pair(job) for job in jobs]
         print(report(pairs, opponent))
+        if args.paired_with:
+            with open(args.paired_with, encoding="utf-8") as file:
+                saved = json.load(file)
+            if (saved["seed"], saved["opponent"], saved["preset"]) != (args.seed, opponent, args.preset):
+                raise SystemExit(f"{args.paired_with} holds other deals (seed, opponent or rules differ)")
+            print(paired_report(pairs, saved))
+        if args.save:
+            with open(args.save, "w", encoding="utf-8") as file:
+                json.dump({"seed": args.seed, "opponent": opponent, "preset": args.preset, "engine": str(config),
+                           "nets": [[g.net for g in p] for p in pairs]}, file)
         print(f"rules: {args.preset or 'default'}; seed {args.seed}; engine {config}; "
               f"{time.perf_counter() - started:.0f} s\n", flush=True)
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from flask import Response, jsonify
 from flask.views import MethodView
 
 from ..core.cards import hand_cards
-from ..core.hints import GameState, hint
+from ..core.hints import DEFAULT_CONFIG, GameState, hint
 from . import Blueprint, render
 from .schemas import HintAnswer, HintRequest
 
@@ -27,7 +28,8 @@ def advise(args: dict[str, Any]) -> render.JSON:
         opponent_discards=tuple(args["opponent_discards"]),
         drawn_from_discard=args.get("drawn_from_discard"),
     )
-    return render.hint(hint(state, args["rules"], seed=args["seed"]))
+    config = replace(DEFAULT_CONFIG, knock_margin=args["knock_margin"])
+    return render.hint(hint(state, args["rules"], seed=args["seed"], config=config))
 
 
 EXAMPLE = {

@@ -12,7 +12,7 @@ from typing import Any, get_args
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from ..core.cards import Card, CardError, Hand, format_card
-from ..core.hints import PHASES, ActionType
+from ..core.hints import DEFAULT_CONFIG, PHASES, ActionType
 from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
@@ -237,6 +237,12 @@ class HintRequest(Schema):
     rules = RulesField(load_default=resolve_rules)
     seed = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 2**32 - 1), metadata={
         "description": "Seed of the opponent-hand sampling: the same state and seed give the same hint."})
+    knock_margin = fields.Float(allow_nan=False, load_default=DEFAULT_CONFIG.knock_margin,
+                                validate=validate.Range(0, 200), metadata={
+        "description": "Knock only when the knock's expected points exceed this (gin and big gin are always "
+        "taken, and any winning knock when the stock is at its end). The default, measured best against "
+        "players who knock as soon as they may, plays on for gin or an undercut; 0 knocks whenever a knock "
+        "is expected to win."})
 
 
 # --- responses (documentation: render.py builds them) --------------------------------------

@@ -15,16 +15,27 @@ for every card the opponent threw away that would meld with it (players keep suc
 if it could knock now, and (``ceiling_evidence``) for every unmatched card worth more than the
 opponent's last discard (players throw their highest unmatched card).
 The samples give, per unseen card, the chance the opponent holds it (so the chance it is
-still in the stock), per discard its *safety* (the chance the opponent cannot meld it), and
-the knock outcomes below. The sample count is fixed (no wall-clock budget), so a hint is
-deterministic; 24 samples keep the 99th percentile latency well inside 50 ms.
+still in the stock), per discard its *safety* (the chance the opponent cannot meld it), its
+*threat* and the knock outcomes below. The sample count is fixed (no wall-clock budget), so a
+hint is deterministic; 24 samples keep the 99th percentile latency well inside 50 ms.
 
 *Ten-card hands* (after a discard) are scored by their expected least deadwood after one more
 stock draw and the best discard (``_Context.lookahead``): every unseen card is weighed by its
 chance to be in the stock, so cards with many live *outs* (unseen cards that would lower the
 deadwood) score better than dead ones. A discard's score adds ``feed_penalty`` times the chance
-the opponent can meld the card. Lower is better; the alternatives report it negated
-(``unit="deadwood"``).
+the opponent can meld the card, and ``defence_weight`` times the points we expect to lose to a
+knock by the opponent on its very next turn (below). Lower is better; the alternatives report it
+negated (``unit="deadwood"``).
+
+*Threat* (``_find_threats``). Each sample is asked how it could knock on its next turn: which
+stock cards would let it, and with what deadwood, and which of our discards it would take from
+the pile (they meld and lower its deadwood) and knock with. For a discard and the ten cards kept
+this gives the chance the opponent knocks next and our expected points if it does: an undercut
+(the difference plus the bonus) when our deadwood is not above its knock (layoffs are not
+counted); otherwise we pay the difference (against gin: our deadwood plus the gin bonus). The
+chance is near nought early in a hand and grows as the opponent's hand improves, so late in a
+hand the engine keeps less deadwood, which both loses less to a knock and turns more of them
+into undercuts.
 
 *Draws* compare taking the pile's top card (the best discard after it) with the expectation over
 the stock card, each scored the same way, so both sides are looked at to the same depth. A pile
@@ -34,9 +45,12 @@ card that allows a knock worth more than ``knock_margin`` (or gin) is always tak
 *Knocks, gin, big gin* are scored in expected points (``unit="points"``) against the sampled
 opponent hands: the defender's best melds and layoffs (``layoffs.best_defence``), the undercut
 rule, bonuses and Oklahoma's doubling. Big gin and gin are always taken (gin cannot be undercut;
-the bigger bonus wins). A knock is made when
-its expected points exceed ``knock_margin``; when the discard would end the hand as a draw at the
-stock end, any knock with positive expectation is made instead.
+the bigger bonus wins). A knock is made when its expected points exceed ``knock_margin``; when
+the discard would end the hand as a draw at the stock end, any knock with positive expectation is
+made instead. The default margin is high (30 points): in self-play against an opponent that
+knocks as soon as it may (``benchmarks/selfplay.py``), playing on for gin or an undercut instead
+of knocks expected to win less scored more on average. Against players who wait longer before
+knocking a lower margin may be better; it has not been measured.
 
 Advice is always one of ``legal_actions``. The same state, rules, seed and config always give
 the same hint.
@@ -121,7 +135,8 @@ class Alternative:
 
     ``evaluation``: higher is better. In ``points`` it is the expected score of the hand for the
     player (knock, gin, big gin); in ``deadwood`` it is minus the expected least deadwood after the
-    next stock draw, minus the penalty for feeding the opponent a meld card.
+    next stock draw, minus the penalty for feeding the opponent a meld card and the defence term
+    (see the module docstring).
     ``deadwood`` is the deadwood of the ten cards kept (for ``take_upcard``: after ``then_discard``).
     ``outs`` are the unseen cards that would lower that deadwood; ``safety`` is the chance the
     opponent cannot meld the discarded card; ``undercut_risk`` the chance a knock is undercut.
@@ -156,11 +171,12 @@ class EngineConfig:
 
     samples: int = 24
     feed_penalty: float = 6.0
-    knock_margin: float = 0.0
+    knock_margin: float = 30.0
     discard_evidence: float = 0.5
     knock_evidence: float = 0.1
     ceiling_evidence: float = 0.05
     close_margin: float = 0.5
+    defence_weight: float = 0.25
 
 
 DEFAULT_CONFIG = EngineConfig()
@@ -328,6 +344,22 @@ class _Continue:
     safety: float
 
 
+@dataclass(frozen=True)
+class _Threat:
+    """How one opponent sample can knock on its next turn.
+
+    ``stock`` lists the knock deadwood of each stock card that would let it knock, out of
+    ``stock_size`` cards it may draw; ``pile`` maps each card of our hand that it would take
+    from the pile (it melds and lowers the deadwood) to its knock deadwood, None if it could
+    not knock even then.
+    """
+
+    weight: float
+    stock: tuple[int, ...]
+    stock_size: int
+    pile: dict[Card, int | None]
+
+
 @dataclass
 class _Context:
     """Everything the engine derives from one validated state."""
@@ -341,7 +373,10 @@ class _Context:
     meld_chance: dict[Card, float] = field(default_factory=dict)
     cache: dict[Hand, int] = field(default_factory=dict)
     drops: dict[int, tuple[int, Card]] = field(default_factory=dict)
+    threats: list[_Threat] = field(default_factory=list)
+    defences: dict[int, tuple[float, float]] = field(default_factory=dict)
     limit: int = 0
+    doubling: int = 1
 
     def deadwood(self, hand: Hand) -> int:
         """Least deadwood, memoised for this hint."""
@@ -399,18 +434,67 @@ class _Context:
         """Chance (over the samples) that the opponent can meld ``card``."""
         return min(1.0, self.meld_chance.get(card, 0.0))
 
+    def knock_outcome(self, mine: int, theirs: int) -> int:
+        """Our points when the opponent knocks with ``theirs`` deadwood and we hold ``mine`` (layoffs
+        are not counted)."""
+        rules = self.rules
+        if theirs == 0:
+            return -(mine + rules.gin_bonus)
+        if mine < theirs or (mine == theirs and rules.undercut_on_tie):
+            return theirs - mine + rules.undercut_bonus
+        return theirs - mine
+
+    def defence(self, kept: Hand, card: Card) -> tuple[float, float]:
+        """After discarding ``card`` and keeping ``kept``: the chance the opponent knocks on its next
+        turn, and our expected points from that knock (over the samples' draws)."""
+        key = kept << 6 | card
+        found = self.defences.get(key)
+        if found is not None:
+            return found
+        mine = self.deadwood(kept)
+        chance = points = 0.0
+        for threat in self.threats:
+            if card in threat.pile:
+                theirs = threat.pile[card]
+                if theirs is not None:
+                    chance += threat.weight
+                    points += threat.weight * self.knock_outcome(mine, theirs)
+            elif threat.stock:
+                share = threat.weight / threat.stock_size
+                chance += share * len(threat.stock)
+                points += share * sum(self.knock_outcome(mine, theirs) for theirs in threat.stock)
+        found = self.defences[key] = chance, points * self.doubling
+        return found
+
+    def discard_cost(self, kept: Hand, card: Card) -> float:
+        """What discarding ``card`` (keeping ``kept``) adds to a continuation's score:
+        feeding the opponent a meld card, and the points it would take from us by knocking next."""
+        cost = self.config.feed_penalty * self.danger(card)
+        if self.config.defence_weight:
+            cost -= self.config.defence_weight * self.defence(kept, card)[1]
+        return cost
+
     def continuation(self, hand11: Hand, card: Card) -> _Continue:
         """Discard ``card`` from an 11-card hand and keep playing."""
         kept = hand11 & ~card_bit(card)
         expected, outs = self.lookahead(kept)
-        danger = self.danger(card)
-        return _Continue(card, self.deadwood(kept), expected + self.config.feed_penalty * danger, outs, 1 - danger)
+        deadwood = self.deadwood(kept)
+        return _Continue(card, deadwood, expected + self.discard_cost(kept, card), outs, 1 - self.danger(card))
 
     def best_continuation(self, hand11: Hand, forbidden: Card | None) -> list[_Continue]:
         """Every allowed discard of an 11-card hand, best first."""
         options = [self.continuation(hand11, c) for c in iter_cards(hand11) if c != forbidden]
         options.sort(key=lambda o: (o.score, -card_value(o.card), o.card))
         return options
+
+    def worth_knocking(self, knock: _Knock) -> bool:
+        """Whether to make ``knock`` (gin always) rather than play on; when our discard would end
+        the hand as a draw, any knock expected to score is made."""
+        if knock.deadwood == 0 or not self.samples:
+            return True
+        if self.state.phase == "discard" and self.state.stock_count <= self.rules.stock_end:
+            return knock.expected_points > 0.0
+        return knock.expected_points > self.config.knock_margin
 
     def score_knock(self, action: Action, arrangement: Arrangement) -> _Knock:
         """Expected points of a knock (or gin) laid out as ``arrangement`` over the samples."""
@@ -431,10 +515,7 @@ class _Context:
                 else:
                     points = 0
             total += weight * points
-        upcard = self.state.upcard
-        if rules.oklahoma and rules.oklahoma_spades_double and upcard is not None and card_suit(upcard) == SPADES:
-            total *= 2
-        return _Knock(action, mine, arrangement, total, risk)
+        return _Knock(action, mine, arrangement, total * self.doubling, risk)
 
 
 def _sample_opponents(context: _Context, rng: random.Random) -> None:
@@ -475,6 +556,50 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
     context.draw_weights = [(card, (1 - held[card]) / in_stock) for card in unseen]
 
 
+def _find_threats(context: _Context) -> None:
+    """How each opponent sample could knock on its next turn, by drawing or taking our discard.
+
+    A card that melds is searched only if it could bring the deadwood within the limit: adding it
+    melds away at most ``meld_reach``, and the discard after it saves at most 10.
+    """
+    unseen, ours, limit = context.checked.unseen, context.checked.hand, context.limit
+    for hand, weight in context.samples:
+        base = context.deadwood(hand)
+        drop, _ = context.best_drop(hand)
+        partners = meld_partners(hand)
+        stock = unseen & ~hand
+        knocks = []
+        for card in iter_cards(stock & partners):
+            if base - meld_reach(hand, card) - 10 <= limit:
+                after = context.best_drop(hand | 1 << card)[0]
+                if after <= limit:
+                    knocks.append(after)
+        if min(base, drop + 1) <= limit:  # a card that melds nothing is kept, or thrown back
+            knocks += [after for card in iter_cards(stock & ~partners)
+                       if (after := min(base, drop + _VALUES[card])) <= limit]
+        pile: dict[Card, int | None] = {}
+        for card in iter_cards(partners & ours):
+            after = context.best_drop(hand | 1 << card)[0]
+            if after < base:
+                pile[card] = after if after <= limit else None
+        context.threats.append(_Threat(weight, tuple(knocks), stock.bit_count() or 1, pile))
+
+
+def meld_reach(hand: Hand, card: Card) -> int:
+    """The most deadwood of ``hand`` that adding ``card`` can meld: the cards of its rank, or its
+    suit's unbroken stretch of cards through it, whichever is worth more."""
+    reach = (hand >> (card & 15) & RANK_COLUMN).bit_count() * _VALUES[card]
+    stretch, lane = 0, card & ~15
+    low, high = card - 1, card + 1
+    while low >= lane and hand >> low & 1:
+        stretch += _VALUES[low]
+        low -= 1
+    while high & 15 < 13 and hand >> high & 1:
+        stretch += _VALUES[high]
+        high += 1
+    return max(reach, stretch)
+
+
 def unmatched_above(hand: Hand, ceiling: int, deadwood: Callable[[Hand], int] = min_deadwood) -> int:
     """How many cards of ``hand`` worth more than ``ceiling`` are unmatched in a least-deadwood arrangement.
 
@@ -494,8 +619,12 @@ def unmatched_above(hand: Hand, ceiling: int, deadwood: Callable[[Hand], int] = 
 def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = DEFAULT_CONFIG) -> Hint:
     """The advised move for the player to move (see the module docstring for the evaluation)."""
     checked = check_state(state, rules)
-    context = _Context(state, rules, checked, config, limit=knock_limit(rules, state.upcard))
+    upcard = state.upcard
+    doubled = rules.oklahoma and rules.oklahoma_spades_double and upcard is not None and card_suit(upcard) == SPADES
+    context = _Context(state, rules, checked, config, limit=knock_limit(rules, upcard), doubling=2 if doubled else 1)
     _sample_opponents(context, random.Random(seed))
+    if config.defence_weight:
+        _find_threats(context)
     if state.phase == "discard":
         return _discard_hint(context)
     return _draw_hint(context)
@@ -511,11 +640,7 @@ def _discard_hint(context: _Context) -> Hint:
     knock_alternatives = [_knock_alternative(k, context) for k in knocks]
     best_knock = knocks[0] if knocks else None
     stock_ends = state.stock_count <= rules.stock_end
-    take_knock = best_knock is not None and (
-        best_knock.deadwood == 0
-        or not context.samples
-        or best_knock.expected_points > (0.0 if stock_ends else config.knock_margin)
-    )
+    take_knock = best_knock is not None and context.worth_knocking(best_knock)
     if take_knock:
         assert best_knock is not None
         alternatives = knock_alternatives + continue_alternatives
@@ -528,7 +653,7 @@ def _discard_hint(context: _Context) -> Hint:
     alternatives = continue_alternatives + knock_alternatives
     close = len(continues) > 1 and continues[1].score - best.score < config.close_margin
     melds = _melds_of(hand & ~card_bit(best.card))
-    reason = _discard_reason(best, melds, best_knock, stock_ends)
+    reason = _discard_reason(best, melds, best_knock, stock_ends, config.knock_margin)
     return Hint(Action("discard", best.card), tuple(alternatives), close, reason, melds, len(context.samples))
 
 
@@ -604,8 +729,7 @@ def _take_value(context: _Context, hand: Hand, top: Card) -> Alternative:
         knock = context.score_knock(action, option.arrangement)
         if best_knock is None or knock.expected_points > best_knock.expected_points:
             best_knock = knock
-    if best_knock is not None and (best_knock.deadwood == 0 or not context.samples
-                                   or best_knock.expected_points > context.config.knock_margin):
+    if best_knock is not None and context.worth_knocking(best_knock):
         return Alternative(Action("take_upcard"), best_knock.expected_points, "points", best_knock.deadwood,
                            best_knock.expected_points, best_knock.undercut_risk, then_discard=best_knock.action.card)
     forbidden = None if rules.discard_pickup_allowed else top
@@ -624,10 +748,9 @@ def _stock_value(context: _Context, hand: Hand) -> float:
     partners = meld_partners(hand)
     drop, _ = context.best_drop(hand)
     hold = context.lookahead(hand)[0]
-    penalty = context.config.feed_penalty
     total = 0.0
     for card, weight in context.draw_weights:
-        score = hold + penalty * context.danger(card)
+        score = hold + context.discard_cost(hand, card)
         if partners >> card & 1 or drop + card_value(card) < base:
             drawn = hand | card_bit(card)
             _, discard = context.best_drop(drawn)
@@ -657,13 +780,16 @@ def _knock_reason(knock: _Knock, stock_ends: bool) -> str:
             f"{knock.undercut_risk:.0%}, expected {knock.expected_points:+.1f} points; {why}.")
 
 
-def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | None, stock_ends: bool) -> str:
+def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | None, stock_ends: bool,
+                    margin: float) -> str:
     card = format_card(best.card)
     text = (f"Discard {card}: keeps {_describe(melds)} with {best.deadwood} deadwood and "
             f"{best.outs.bit_count()} live outs; the opponent can use {card} with chance {1 - best.safety:.0%}.")
     if knock is not None:
         text += (f" Knocking ({knock.deadwood} deadwood) is not advised: expected {knock.expected_points:+.1f} "
-                 f"points, undercut risk {knock.undercut_risk:.0%}.")
+                 f"points, undercut risk {knock.undercut_risk:.0%}")
+        text += "." if knock.expected_points <= 0 else (f", less than the {margin:.0f} points it takes to give up "
+                                                         "playing on for gin or an undercut.")
     if stock_ends:
         text += " The hand ends as a draw after this discard."
     return text

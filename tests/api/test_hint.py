@@ -46,9 +46,28 @@ def test_the_card_just_taken_may_not_be_discarded(call: Call) -> None:
     assert all(a["action"]["card"] != "7c" for a in answer["alternatives"])
 
 
+# The README's example: the card just taken (7c) makes a set, and a knock with 5 deadwood is open.
+KNOCK_STATE = {**DRAW_STATE, "phase": "discard", "hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9h",
+               "discard_pile": ["4d", "Tc"], "drawn_from_discard": "7c"}
+
+
+def test_the_knock_margin_decides_between_knocking_and_playing_on(call: Call) -> None:
+    patient = call("POST", "/v1/hint", json=KNOCK_STATE).get_json()
+    knock = next(a for a in patient["alternatives"] if a["action"] == {"type": "knock", "card": "9h"})
+    assert 0 < knock["expected_points"] < 30
+    assert patient["action"] == {"type": "discard", "card": "9h"}
+    assert "less than the 30 points" in patient["reason"]
+    eager = call("POST", "/v1/hint", json={**KNOCK_STATE, "knock_margin": 0}).get_json()
+    assert eager["action"] == {"type": "knock", "card": "9h"}
+    assert call("POST", "/v1/hint", json={**KNOCK_STATE, "knock_margin": knock["expected_points"] - 1}
+                ).get_json()["action"] == eager["action"]
+
+
 @pytest.mark.parametrize(
     ("change", "pointer", "fragment"),
     [
+        ({"knock_margin": -1}, "#/knock_margin", "greater than or equal to 0"),
+        ({"knock_margin": "high"}, "#/knock_margin", "number"),
         ({"phase": "discard"}, "#/hand", "11 cards"),
         ({"stock_count": 20}, "#/stock_count", "add up to 52"),
         ({"discard_pile": ["4d", "Tc", "As"]}, "#/discard_pile", "As"),

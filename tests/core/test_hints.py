@@ -29,6 +29,7 @@ from service.core.hints import (
     hint,
     legal_actions,
     meld_partners,
+    meld_reach,
     unmatched_above,
 )
 from service.core.melds import find_melds, min_deadwood, optimal_arrangements
@@ -172,6 +173,14 @@ def test_meld_partners_are_the_cards_that_join_a_meld(held: set[Card], card: Car
     assert bool(meld_partners(hand) >> card & 1) == joins
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.sets(st.sampled_from(ALL_CARDS), min_size=3, max_size=10), st.sampled_from(ALL_CARDS))
+def test_a_card_melds_away_no_more_deadwood_than_its_reach(held: set[Card], card: Card) -> None:
+    # The threat search skips draws on this bound, so it must never be too small.
+    hand = hand_from_cards(held) & ~card_bit(card)
+    assert min_deadwood(hand | card_bit(card)) >= min_deadwood(hand) - meld_reach(hand, card)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.sets(st.sampled_from(ALL_CARDS), min_size=1, max_size=11), st.integers(min_value=0, max_value=10))
 def test_unmatched_above_counts_cards_left_out_of_some_best_arrangement(held: set[Card], ceiling: int) -> None:
@@ -189,7 +198,8 @@ def test_a_low_last_discard_means_low_opponent_deadwood(seed: int) -> None:
     for last in ("2c", "Qc"):
         state = GameState(hand, "discard", parse_card("Kd"), cards(f"Kd 8s 9c Jh {last}"), 26, (), cards(f"9c {last}"))
         for evidence in (1.0, DEFAULT_CONFIG.ceiling_evidence):
-            advice = hint(state, Rules(), seed=seed, config=replace(DEFAULT_CONFIG, ceiling_evidence=evidence))
+            config = replace(DEFAULT_CONFIG, ceiling_evidence=evidence, knock_margin=0.0)  # knock on any gain
+            advice = hint(state, Rules(), seed=seed, config=config)
             assert advice.action == Action("knock", parse_card("5c"))
             worth[last, evidence] = advice.alternatives[0].expected_points or 0.0
     assert worth["2c", DEFAULT_CONFIG.ceiling_evidence] < worth["2c", 1.0] - 10
@@ -330,3 +340,37 @@ def test_the_table_rejects_illegal_moves() -> None:
     table.play(Action("pass"))
     assert table.legal_actions() == [Action("draw_stock")]
     assert table.view().discard_pile == (table.upcard,)
+
+
+def test_sheds_deadwood_when_the_opponent_is_close_to_knocking() -> None:
+    # The opponent took two melds from the pile and threw low cards since: it may knock next turn.
+    # 8d may feed it, so without the defensive term 5c goes; with it, 8d goes to hold less deadwood.
+    hand = cards("As 3s Ah 2h 9h Th Jh Ad 4d 8d 5c")
+    known, thrown, ours = cards("Kh Ks Kc 8c 9c Tc"), cards("Qd Jd Qs Js 7h 7s 9d"), cards("Kd Qh Jc 6h 5s 4h")
+    pile = cards("3c") + tuple(c for pair in zip(ours, thrown, strict=False) for c in pair) + thrown[len(ours):]
+    late = GameState(hand, "discard", parse_card("3c"), pile, 52 - 21 - len(pile), known, thrown)
+    for weight, thrown_away in ((0.0, "5c"), (1.0, "8d")):
+        advice = hint(late, Rules(), config=replace(DEFAULT_CONFIG, defence_weight=weight))
+        assert advice.action == Action("discard", parse_card(thrown_away))
+
+
+def test_the_defensive_term_hardly_matters_early() -> None:
+    hand = cards("As 3s Ah 2h 9h Th Jh Ad 4d 8d 5c")
+    early = GameState(hand, "discard", parse_card("3c"), cards("3c Kd Qd"), 28, (), cards("Qd"))
+    without, with_defence = (hint(early, Rules(), config=replace(DEFAULT_CONFIG, defence_weight=weight))
+                             for weight in (0.0, 1.0))
+    assert without.action == with_defence.action
+    for plain, defended in zip(without.alternatives, with_defence.alternatives, strict=True):
+        assert defended.evaluation == pytest.approx(plain.evaluation, abs=0.05)
+
+
+def test_plays_on_rather_than_knock_for_a_modest_gain() -> None:
+    state = GameState(hand=cards("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9h"), phase="discard", upcard=parse_card("4d"),
+                      discard_pile=cards("4d Tc"), stock_count=29, opponent_discards=cards("7c"),
+                      drawn_from_discard=parse_card("7c"))
+    eager = hint(state, Rules(), config=replace(DEFAULT_CONFIG, knock_margin=0.0))
+    assert eager.action.type == "knock"
+    assert 0 < (eager.alternatives[0].expected_points or 0.0) < DEFAULT_CONFIG.knock_margin
+    patient = hint(state, Rules())
+    assert patient.action.type == "discard"
+    assert f"less than the {DEFAULT_CONFIG.knock_margin:.0f} points" in patient.reason
