@@ -143,7 +143,16 @@ def display_order(hand: Hand) -> list[Card]:
     return cards
 
 
-_SPREAD_LANE = tuple(sum(1 << 4 * rank for rank in range(13) if lane >> rank & 1) for lane in range(1 << 13))
+def _spread_lanes() -> tuple[int, ...]:
+    """For each 13-bit lane, its bit ``rank`` moved to bit ``4 * rank`` (each from a smaller lane's)."""
+    spread = [0] * (1 << 13)
+    for lane in range(1, 1 << 13):
+        low = lane & -lane
+        spread[lane] = spread[lane ^ low] | 1 << 4 * (low.bit_length() - 1)
+    return tuple(spread)
+
+
+_SPREAD_LANE = _spread_lanes()
 _CARD_AT_RANK_ORDER = tuple((index & 3) * LANE_BITS + (index >> 2) for index in range(52))
 
 
