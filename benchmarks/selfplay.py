@@ -30,6 +30,9 @@ such a file of the same deals (same seed, opponent and rules): the mean differen
 points per hand and of the decided-deal wins (won +1, lost -1, drawn 0, per deal), each with a 95%
 confidence interval over deals. Both configurations play the very same cards against the same
 opponent, so the difference is far less noisy than comparing two reports.
+
+``--oracle`` shows the engine the opponent's whole hand (passed as ``opponent_hand_known``, so the
+opponent model holds that one hand): an upper bound on what a better opponent model can bring.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from multiprocessing import Pool
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from service.core.cards import ALL_CARDS, card_bit, card_value, hand_from_cards
+from service.core.cards import ALL_CARDS, card_bit, card_value, hand_cards, hand_from_cards
 from service.core.game import Table
 from service.core.hints import DEFAULT_CONFIG, Action, EngineConfig, GameState, hint, meld_partners
 from service.core.knocks import knock_options
@@ -55,6 +58,7 @@ from service.core.melds import min_deadwood
 from service.core.rules import Rules, resolve_rules
 
 Player = Callable[[GameState, Rules, int], Action]
+Watcher = Callable[[GameState, int, int], None]
 
 
 def baseline_player(state: GameState, rules: Rules, seed: int) -> Action:
@@ -110,14 +114,23 @@ class GameRecord:
 
 
 def play_deal(deck: list[int], rules: Rules, players: tuple[Player, Player], engine_seat: int,
-              seed: int) -> GameRecord:
-    """Play one hand (player 0 deals) and return the engine's result and its hint latencies."""
+              seed: int, oracle: bool = False, watch: Watcher | None = None) -> GameRecord:
+    """Play one hand (player 0 deals) and return the engine's result and its hint latencies.
+
+    With ``oracle`` the engine is shown the opponent's whole hand (as ``opponent_hand_known``);
+    ``watch`` is given each state the engine moves in, the opponent's hand then, and the move's seed.
+    """
     table = Table.deal(rules, deck, dealer=0)
     latencies: list[float] = []
     move = 0
     while not table.over:
         seat = table.to_move
         state = table.view()
+        if seat == engine_seat:
+            if watch:
+                watch(state, table.hands[1 - seat], seed * 1000 + move)
+            if oracle:
+                state = with_opponent_hand(state, table.hands[1 - seat])
         started = time.perf_counter()
         action = players[seat](state, rules, seed * 1000 + move)
         if seat == engine_seat:
@@ -135,17 +148,34 @@ def play_deal(deck: list[int], rules: Rules, players: tuple[Player, Player], eng
     return GameRecord(net, how, tuple(latencies))
 
 
-def play_pair(job: tuple[int, int, str, str | None, EngineConfig]) -> tuple[GameRecord, GameRecord]:
-    """Deal ``index`` of ``seed`` from both seats."""
-    index, seed, opponent, preset, config = job
-    rules = resolve_rules(preset)
+def configured(overrides: list[str]) -> EngineConfig:
+    """The default engine config with ``KNOB=VALUE`` overrides."""
+    return replace(DEFAULT_CONFIG, **{knob: type(getattr(DEFAULT_CONFIG, knob))(value) for knob, value in
+                                      (item.split("=", 1) for item in overrides)})
+
+
+def shuffled_deck(seed: int, index: int) -> list[int]:
+    """The deck of deal ``index`` of ``seed``."""
     deck = list(ALL_CARDS)
     random.Random(seed * 1_000_003 + index).shuffle(deck)
+    return deck
+
+
+def with_opponent_hand(state: GameState, opponent: int) -> GameState:
+    """``state`` with the opponent's whole hand shown as known."""
+    return replace(state, opponent_hand_known=tuple(hand_cards(opponent)))
+
+
+def play_pair(job: tuple[int, int, str, str | None, EngineConfig, bool]) -> tuple[GameRecord, GameRecord]:
+    """Deal ``index`` of ``seed`` from both seats."""
+    index, seed, opponent, preset, config, oracle = job
+    rules = resolve_rules(preset)
+    deck = shuffled_deck(seed, index)
     engine = engine_player(config)
     other = OPPONENTS[opponent]
     pair_seed = seed * 100_003 + index
-    first = play_deal(deck, rules, (engine, other), 0, pair_seed)
-    second = play_deal(deck, rules, (other, engine), 1, pair_seed)
+    first = play_deal(deck, rules, (engine, other), 0, pair_seed, oracle)
+    second = play_deal(deck, rules, (other, engine), 1, pair_seed, oracle)
     return first, second
 
 
@@ -230,15 +260,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1, help="processes (latency is cleanest with 1)")
     parser.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
                         help="engine config override for experiments, e.g. --set feed_penalty=4")
+    parser.add_argument("--oracle", action="store_true",
+                        help="show the engine the opponent's hand: how much a perfect opponent model is worth")
     parser.add_argument("--save", metavar="PATH", help="write each deal's results (JSON) for --paired-with")
     parser.add_argument("--paired-with", metavar="PATH", help="compare with a run saved by --save")
     args = parser.parse_args(argv)
     if (args.save or args.paired_with) and args.opponent == "all":
         parser.error("--save and --paired-with need one --opponent")
-    config = replace(DEFAULT_CONFIG, **{k: type(getattr(DEFAULT_CONFIG, k))(v) for k, v in
-                                        (item.split("=", 1) for item in args.set)})
+    config = configured(args.set)
+    engine = f"{config}{' with --oracle' if args.oracle else ''}"
     for opponent in sorted(OPPONENTS) if args.opponent == "all" else [args.opponent]:
-        jobs = [(i, args.seed, opponent, args.preset, config) for i in range(args.deals)]
+        jobs = [(i, args.seed, opponent, args.preset, config, args.oracle) for i in range(args.deals)]
         started = time.perf_counter()
         if args.workers > 1:
             with Pool(args.workers) as pool:
@@ -254,9 +286,9 @@ def main(argv: list[str] | None = None) -> None:
             print(paired_report(pairs, saved))
         if args.save:
             with open(args.save, "w", encoding="utf-8") as file:
-                json.dump({"seed": args.seed, "opponent": opponent, "preset": args.preset, "engine": str(config),
+                json.dump({"seed": args.seed, "opponent": opponent, "preset": args.preset, "engine": engine,
                            "nets": [[g.net for g in p] for p in pairs]}, file)
-        print(f"rules: {args.preset or 'default'}; seed {args.seed}; engine {config}; "
+        print(f"rules: {args.preset or 'default'}; seed {args.seed}; engine {engine}; "
               f"{time.perf_counter() - started:.0f} s\n", flush=True)
 
 

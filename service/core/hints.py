@@ -371,6 +371,7 @@ class _Context:
     samples: list[tuple[Hand, float]] = field(default_factory=list)
     draw_weights: list[tuple[Card, float]] = field(default_factory=list)
     meld_chance: dict[Card, float] = field(default_factory=dict)
+    held: dict[Card, float] = field(default_factory=dict)
     cache: dict[Hand, int] = field(default_factory=dict)
     drops: dict[int, tuple[int, Card]] = field(default_factory=dict)
     threats: list[_Threat] = field(default_factory=list)
@@ -552,6 +553,7 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
     if not context.samples:
         share = need / len(unseen) if unseen else 0.0
         held = {card: share for card in unseen}
+    context.held = held
     in_stock = sum(1 - h for h in held.values()) or 1.0
     context.draw_weights = [(card, (1 - held[card]) / in_stock) for card in unseen]
 
@@ -616,18 +618,43 @@ def unmatched_above(hand: Hand, ceiling: int, deadwood: Callable[[Hand], int] = 
     return count
 
 
-def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = DEFAULT_CONFIG) -> Hint:
-    """The advised move for the player to move (see the module docstring for the evaluation)."""
+def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig, threats: bool) -> _Context:
+    """Validate the state and sample the opponent (and its next-turn threats when asked)."""
     checked = check_state(state, rules)
     upcard = state.upcard
     doubled = rules.oklahoma and rules.oklahoma_spades_double and upcard is not None and card_suit(upcard) == SPADES
     context = _Context(state, rules, checked, config, limit=knock_limit(rules, upcard), doubling=2 if doubled else 1)
     _sample_opponents(context, random.Random(seed))
-    if config.defence_weight:
+    if threats:
         _find_threats(context)
+    return context
+
+
+def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = DEFAULT_CONFIG) -> Hint:
+    """The advised move for the player to move (see the module docstring for the evaluation)."""
+    context = _prepare(state, rules, seed, config, threats=bool(config.defence_weight))
     if state.phase == "discard":
         return _discard_hint(context)
     return _draw_hint(context)
+
+
+@dataclass(frozen=True)
+class OpponentModel:
+    """What the engine believes of the opponent's hand: per unseen card the chance it is held, per
+    card the chance the opponent can meld it, and the chance that its next stock draw lets it knock."""
+
+    held: dict[Card, float]
+    meld_chance: dict[Card, float]
+    knock_next: float
+
+
+def model_opponent(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = DEFAULT_CONFIG
+                   ) -> OpponentModel:
+    """The opponent model behind ``hint`` for the same state, rules, seed and config."""
+    context = _prepare(state, rules, seed, config, threats=True)
+    knock_next = sum(threat.weight * len(threat.stock) / threat.stock_size for threat in context.threats)
+    return OpponentModel(dict(context.held), {card: context.danger(card) for card in context.meld_chance},
+                         knock_next)
 
 
 def _discard_hint(context: _Context) -> Hint:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.core.cards import ALL_CARDS, Card, card_bit, card_value, hand_from_cards, parse_card
+from service.core.cards import ALL_CARDS, Card, Hand, card_bit, card_value, hand_from_cards, parse_card
 from service.core.game import IllegalMoveError, Table
 from service.core.hints import (
     DEFAULT_CONFIG,
@@ -30,6 +30,7 @@ from service.core.hints import (
     legal_actions,
     meld_partners,
     meld_reach,
+    model_opponent,
     unmatched_above,
 )
 from service.core.melds import find_melds, min_deadwood, optimal_arrangements
@@ -374,3 +375,62 @@ def test_plays_on_rather_than_knock_for_a_modest_gain() -> None:
     patient = hint(state, Rules())
     assert patient.action.type == "discard"
     assert f"less than the {DEFAULT_CONFIG.knock_margin:.0f} points" in patient.reason
+
+
+def states_with_the_opponents_hand(count: int, seed: int) -> Iterator[tuple[GameState, Rules, int]]:
+    """Discard-phase states of hands played with greedy discards, each with the opponent's real hand."""
+    rng = random.Random(seed)
+    found = 0
+    for game in itertools.count():
+        rules = resolve_rules(PRESETS[game % len(PRESETS)])
+        table = Table.shuffled(rules, rng, dealer=rng.randrange(2))
+        while not table.over:
+            state = table.view()
+            if state.phase == "discard":
+                if found == count:
+                    return
+                yield state, rules, table.hands[1 - table.to_move]
+                found += 1
+                hand = hand_from_cards(state.hand)
+                discards = [m for m in table.legal_actions() if m.type == "discard"]
+                table.play(min(discards, key=lambda m: min_deadwood(hand & ~card_bit(m.card or 0))))
+            else:
+                table.play(rng.choice(table.legal_actions()))
+
+
+MODEL_STATES = list(states_with_the_opponents_hand(24, seed=5))
+
+
+def can_knock_after_drawing(hand: Hand, card: Card, limit: int) -> bool:
+    """Reference: some discard from ``hand`` plus ``card`` leaves at most ``limit`` deadwood."""
+    drawn = hand | card_bit(card)
+    return any(min_deadwood(drawn & ~card_bit(x)) <= limit for x in ALL_CARDS if drawn >> x & 1)
+
+
+@pytest.mark.parametrize("index", range(len(MODEL_STATES)))
+def test_the_opponent_model_is_exact_when_the_whole_hand_is_known(index: int) -> None:
+    state, rules, opponent = MODEL_STATES[index]
+    shown = replace(state, opponent_hand_known=tuple(c for c in ALL_CARDS if opponent >> c & 1))
+    model = model_opponent(shown, rules, config=FAST)
+    stock = [c for c in ALL_CARDS if c not in state.hand + state.discard_pile and not opponent >> c & 1]
+    assert model.held == dict.fromkeys(stock, 0.0)  # the opponent's cards are no longer unseen
+    joins = {c for c in ALL_CARDS if not opponent >> c & 1
+             and any(m >> c & 1 for m in find_melds(opponent | card_bit(c)))}
+    assert {c for c, chance in model.meld_chance.items() if chance} == joins
+    assert set(model.meld_chance.values()) <= {1.0}
+    limit = reference_limit(state, rules)
+    knocks = sum(can_knock_after_drawing(opponent, c, limit) for c in stock)
+    assert model.knock_next == pytest.approx(knocks / len(stock))
+
+
+@pytest.mark.parametrize("index", range(0, len(MODEL_STATES), 3))
+def test_the_opponent_model_is_the_one_behind_the_hint(index: int) -> None:
+    state, rules, _ = MODEL_STATES[index]
+    model = model_opponent(state, rules, seed=3, config=FAST)
+    hidden = 10 - len(state.opponent_hand_known)
+    assert sum(model.held.values()) == pytest.approx(hidden)
+    assert all(0 <= chance <= 1 for chance in [*model.held.values(), *model.meld_chance.values(), model.knock_next])
+    for alternative in hint(state, rules, seed=3, config=FAST).alternatives:
+        if alternative.action.type == "discard":
+            assert alternative.action.card is not None and alternative.safety is not None
+            assert alternative.safety == pytest.approx(1 - model.meld_chance.get(alternative.action.card, 0.0))
