@@ -35,10 +35,8 @@ from dataclasses import dataclass
 from multiprocessing import Pool
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from selfplay import OPPONENTS, configured, engine_player, play_deal, shuffled_deck, with_opponent_hand
-
+from benchmarks.selfplay import OPPONENTS, configured, engine_player, play_deal, shuffled_deck, with_opponent_hand
 from service.core.cards import hand_from_cards, iter_cards
 from service.core.hints import EngineConfig, GameState, model_opponent
 from service.core.rules import resolve_rules

@@ -1,0 +1,55 @@
+"""The strength benchmarks still run: a few deals each, and their figures read back.
+
+The figures themselves are measured by hand (README); here only that the scripts work and that
+the oracle and the opponent-model scores mean what they say.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from benchmarks import opponent_model, selfplay
+from service.core.cards import hand_from_cards
+from service.core.hints import DEFAULT_CONFIG, GameState
+from service.core.rules import resolve_rules
+
+
+def test_selfplay_reports_and_pairs_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    saved = tmp_path / "run.json"
+    selfplay.main(["--deals", "3", "--seed", "2", "--opponent", "baseline", "--save", str(saved)])
+    selfplay.main(["--deals", "3", "--seed", "2", "--opponent", "baseline", "--paired-with", str(saved)])
+    out = capsys.readouterr().out
+    assert out.count("opponent: baseline; 3 duplicate deals = 6 hands") == 2
+    assert "over the same 3 deals (0 deals differ)" in out  # same deals, same engine: same play
+
+
+def test_the_oracle_engine_sees_the_opponents_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    shown: list[tuple[int, int]] = []
+
+    def watch(state: GameState, opponent: int, seed: int) -> None:
+        known = selfplay.with_opponent_hand(state, opponent).opponent_hand_known
+        shown.append((hand_from_cards(known), opponent))
+
+    players = (selfplay.engine_player(DEFAULT_CONFIG), selfplay.baseline_player)
+    selfplay.play_deal(selfplay.shuffled_deck(1, 0), resolve_rules(), players, 0, seed=1, oracle=True, watch=watch)
+    assert shown and all(known == opponent and opponent.bit_count() == 10 for known, opponent in shown)
+    selfplay.main(["--deals", "2", "--seed", "2", "--opponent", "baseline", "--oracle"])
+    assert "with --oracle" in capsys.readouterr().out
+
+
+def test_the_opponent_model_benchmark_prints_each_score(capsys: pytest.CaptureFixture[str]) -> None:
+    opponent_model.main(["--deals", "2", "--seed", "3", "--workers", "1"])
+    out = capsys.readouterr().out
+    for name in ("meld chance", "held", "next-turn knock"):
+        line = next(line for line in out.splitlines() if line.startswith(name))
+        model, stock_only = (float(x) for x in re.findall(r"(\d+\.\d+)", line)[:2])
+        assert 0 <= model < 5 and 0 <= stock_only < 5
+
+
+def test_a_perfect_forecast_scores_zero_and_the_stock_only_forecast_is_the_bucket_mean() -> None:
+    items = [opponent_model.Forecast(stock, chance, chance) for stock, chance in ((30, 0.0), (31, 1.0), (12, 0.25))]
+    assert opponent_model.brier([(i.chance, i.truth) for i in items]) == 0
+    assert opponent_model.stock_only(items) == [(0.5, 0.0), (0.5, 1.0), (0.25, 0.25)]
