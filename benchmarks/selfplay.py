@@ -22,6 +22,7 @@ Reported, each with a 95% confidence interval that treats each duplicate deal as
 * duplicate deals won / lost / drawn by net points: a deal is won when the engine's points over
   its two hands beat the opponent's, drawn when they are equal; and its share of the decided deals;
 * its net points per duplicate deal, halved to a per-hand figure (its points minus the opponent's);
+* how many of the engine's discards the opponent took from the pile, per hand;
 
 and the engine's hint latency (p50 / p99 / max) over every move it made.
 
@@ -105,12 +106,14 @@ class GameRecord:
     """One deal from one seat: +points if the engine scored, -points if the opponent did, 0 drawn.
 
     ``how`` names who ended the hand and how, e.g. ``engine gin``, ``opponent undercut`` (the
-    opponent knocked and was undercut) or ``stock end``.
+    opponent knocked and was undercut) or ``stock end``; ``fed`` counts the engine's discards that
+    the opponent took from the pile.
     """
 
     net: int
     how: str
     latencies: tuple[float, ...]
+    fed: int = 0
 
 
 def play_deal(deck: list[int], rules: Rules, players: tuple[Player, Player], engine_seat: int,
@@ -122,7 +125,7 @@ def play_deal(deck: list[int], rules: Rules, players: tuple[Player, Player], eng
     """
     table = Table.deal(rules, deck, dealer=0)
     latencies: list[float] = []
-    move = 0
+    move = fed = 0
     while not table.over:
         seat = table.to_move
         state = table.view()
@@ -135,6 +138,8 @@ def play_deal(deck: list[int], rules: Rules, players: tuple[Player, Player], eng
         action = players[seat](state, rules, seed * 1000 + move)
         if seat == engine_seat:
             latencies.append(time.perf_counter() - started)
+        elif action.type == "take_upcard" and state.phase == "draw":
+            fed += 1
         table.play(action)
         move += 1
     outcome = table.outcome
@@ -145,7 +150,7 @@ def play_deal(deck: list[int], rules: Rules, players: tuple[Player, Player], eng
         how = "stock end"
     else:
         how = f"{'engine' if outcome.knocker == engine_seat else 'opponent'} {outcome.result.outcome}"
-    return GameRecord(net, how, tuple(latencies))
+    return GameRecord(net, how, tuple(latencies), fed)
 
 
 def configured(overrides: list[str]) -> EngineConfig:
@@ -229,6 +234,7 @@ def report(pairs: list[tuple[GameRecord, GameRecord]], opponent: str) -> str:
         f"hint latency over {len(latencies)} moves: p50 {_percentile(latencies, 0.5):.1f} ms, "
         f"p99 {_percentile(latencies, 0.99):.1f} ms, max {max(latencies):.1f} ms",
         "endings: " + ", ".join(f"{how} {count}" for how, count in sorted(endings.items())),
+        f"the opponent took {sum(g.fed for g in games) / len(games):.2f} of the engine's discards per hand",
     ]
     return "\n".join(lines)
 

@@ -23,6 +23,7 @@ def test_selfplay_reports_and_pairs_runs(tmp_path: Path, capsys: pytest.CaptureF
     selfplay.main(["--deals", "3", "--seed", "2", "--opponent", "baseline", "--paired-with", str(saved)])
     out = capsys.readouterr().out
     assert out.count("opponent: baseline; 3 duplicate deals = 6 hands") == 2
+    assert out.count("of the engine's discards per hand") == 2
     assert "over the same 3 deals (0 deals differ)" in out  # same deals, same engine: same play
 
 
