@@ -18,6 +18,8 @@ The samples give, per unseen card, the chance the opponent holds it (so the chan
 still in the stock), per discard its *safety* (the chance the opponent cannot meld it), its
 *threat* and the knock outcomes below. The sample count is fixed (no wall-clock budget), so a
 hint is deterministic; 24 samples keep the 99th percentile latency well inside 50 ms.
+``model_opponent`` returns these beliefs for a state (``benchmarks/opponent_model.py`` scores them
+against the hands really held).
 
 *Ten-card hands* (after a discard) are scored by their expected least deadwood after one more
 stock draw and the best discard (``_Context.lookahead``): every unseen card is weighed by its
