@@ -23,6 +23,7 @@ Reported, each with a 95% confidence interval that treats each duplicate deal as
   its two hands beat the opponent's, drawn when they are equal; and its share of the decided deals;
 * its net points per duplicate deal, halved to a per-hand figure (its points minus the opponent's);
 * how many of the engine's discards the opponent took from the pile, per hand;
+* the deals by their two hands: both lost, one won and one lost (and who took the deal), both won;
 
 and the engine's hint latency (p50 / p99 / max) over every move it made.
 
@@ -235,8 +236,29 @@ def report(pairs: list[tuple[GameRecord, GameRecord]], opponent: str) -> str:
         f"p99 {_percentile(latencies, 0.99):.1f} ms, max {max(latencies):.1f} ms",
         "endings: " + ", ".join(f"{how} {count}" for how, count in sorted(endings.items())),
         f"the opponent took {sum(g.fed for g in games) / len(games):.2f} of the engine's discards per hand",
+        deal_shapes(pairs),
     ]
     return "\n".join(lines)
+
+
+def deal_shapes(pairs: list[tuple[GameRecord, GameRecord]]) -> str:
+    """The deals by the results of their two hands: a deal with one hand won and one lost goes to the
+    bigger score, so the share of decided deals rises with fewer deals in which both hands are lost."""
+    both_lost = both_won = drawn_hand = 0
+    split = {"won": 0, "drawn": 0, "lost": 0}
+    for first, second in pairs:
+        if first.net == 0 or second.net == 0:
+            drawn_hand += 1
+        elif (first.net > 0) != (second.net > 0):
+            net = first.net + second.net
+            split["won" if net > 0 else "lost" if net < 0 else "drawn"] += 1
+        elif first.net > 0:
+            both_won += 1
+        else:
+            both_lost += 1
+    return (f"deals by their two hands: both lost {both_lost}, one won and one lost {sum(split.values())} "
+            f"(the deal won {split['won']}, drawn {split['drawn']}, lost {split['lost']}), both won {both_won}, "
+            f"a hand drawn {drawn_hand}")
 
 
 def paired_report(pairs: list[tuple[GameRecord, GameRecord]], saved: dict[str, object]) -> str:

@@ -27,6 +27,15 @@ def test_selfplay_reports_and_pairs_runs(tmp_path: Path, capsys: pytest.CaptureF
     assert "over the same 3 deals (0 deals differ)" in out  # same deals, same engine: same play
 
 
+def test_deals_are_told_apart_by_the_results_of_their_two_hands() -> None:
+    def deal(first: int, second: int) -> tuple[selfplay.GameRecord, selfplay.GameRecord]:
+        return selfplay.GameRecord(first, "", ()), selfplay.GameRecord(second, "", ())
+
+    pairs = [deal(-3, -8), deal(27, -5), deal(-30, 26), deal(-25, 25), deal(12, 30), deal(0, -4), deal(-1, -2)]
+    assert selfplay.deal_shapes(pairs) == ("deals by their two hands: both lost 2, one won and one lost 3 "
+                                           "(the deal won 1, drawn 1, lost 1), both won 1, a hand drawn 1")
+
+
 def test_the_oracle_engine_sees_the_opponents_hand(capsys: pytest.CaptureFixture[str]) -> None:
     shown: list[tuple[int, int]] = []
 
