@@ -35,7 +35,7 @@ API_SETTINGS: dict[str, Any] = {
                 "Cards are strings like `As`, `10h`, `Td`, `K♣`; a hand is a list of cards or one "
                 "string (`\"As 2s 3s\"`). Every error is `application/problem+json` (RFC 9457). "
                 "Errors raised by the HTTP server itself before the application runs (request line or "
-                "headers too long: 414, 431, 400) are plain text."
+                "headers too long: 414, 431, 400) are gunicorn's HTML pages."
             ),
         },
     },

@@ -37,8 +37,15 @@ ERROR_RESPONSES: dict[str, tuple[int, str, dict[str, Any]]] = {
     "Error": (500, "Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500.", problem_body(
         405, "DELETE is not allowed on /v1/layoffs; allowed: OPTIONS, POST")),
 }
+# gunicorn itself refuses a request line over its limit (4,094 bytes), before the application runs,
+# with an HTML page: only a query string can make a request line that long.
+URI_TOO_LONG = {"description": "The request line is over gunicorn's limit of 4,094 bytes; gunicorn answers this "
+                "itself, in HTML, not as problem+json.",
+                "content": {"text/html": {"schema": {"type": "string"}, "example": (
+                    "<html><head><title>Request-URI Too Long</title></head><body><h1><p>Request-URI Too Long</p></h1>"
+                    "Request Line is too large (4138 &gt; 4094)</body></html>")}}}
 BODY_ERRORS = {400: "BadRequest", 413: "ContentTooLarge", 415: "UnsupportedMediaType", 422: "UnprocessableContent"}
-QUERY_ERRORS = {422: "UnprocessableContent"}
+QUERY_ERRORS = {414: "URITooLong", 422: "UnprocessableContent"}
 
 
 class Api(flask_smorest.Api):  # type: ignore[misc]
@@ -59,6 +66,7 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         for name, (_, description, example) in ERROR_RESPONSES.items():
             content = {"schema": {"$ref": "#/components/schemas/Problem"}, "example": example}
             spec.components.response(name, {"description": description, "content": {PROBLEM_MEDIA_TYPE: content}})
+        spec.components.response("URITooLong", URI_TOO_LONG)
 
 
 class JSONBodyParser(FlaskParser):

@@ -139,9 +139,10 @@ def assert_problem(problem: dict[str, object], status: int) -> None:
 
 
 def test_gunicorn_limits_are_4xx_and_harmless(target: Target) -> None:
-    """Request lines and headers beyond gunicorn's limits are refused by gunicorn itself (plain text)."""
+    """Request lines and headers beyond gunicorn's limits are refused by gunicorn itself, in HTML (as documented)."""
     long_line = exchange(target.port, "GET", ANALYZE + "?hand=" + "As," * 3000)
     assert long_line.status in (400, 414)
+    assert long_line.headers["Content-Type"] == "text/html"
     many_headers = exchange(target.port, "GET", "/readyz", headers={f"X-H{i}": "1" for i in range(200)})
     assert 400 <= many_headers.status < 500
 
