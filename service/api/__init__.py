@@ -38,7 +38,8 @@ ERROR_RESPONSES: dict[str, tuple[int, str, dict[str, Any]]] = {
         405, "DELETE is not allowed on /v1/layoffs; allowed: OPTIONS, POST")),
 }
 # gunicorn itself refuses a request line over its limit (4,094 bytes), before the application runs,
-# with an HTML page: only a query string can make a request line that long.
+# with an HTML page. The API's paths are short, so on a documented route only a query string can
+# make a request line that long: the operations that take one document this 414.
 URI_TOO_LONG = {"description": "The request line is over gunicorn's limit of 4,094 bytes; gunicorn answers this "
                 "itself, in HTML, not as problem+json.",
                 "content": {"text/html": {"schema": {"type": "string"}, "example": (
