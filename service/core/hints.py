@@ -7,13 +7,15 @@ opponent is known to hold (taken from the pile). The opponent holds the rest of 
 cards among them; the stock is the remainder.
 
 *Opponent model.* ``EngineConfig.samples`` opponent hands are sampled with
-``random.Random(seed)``: the known cards, plus random unseen cards improved the way a player
-improves a hand - one more random card for each stock draw the opponent made (its discards
-minus its known pickups), each time keeping the ten cards with the least deadwood, except that
-a draw which would have let it knock is skipped (it did not knock). A sample is down-weighted
-for every card the opponent threw away that would meld with it (players keep such cards), again
-if it could knock now, and (``ceiling_evidence``) for every unmatched card worth more than the
-opponent's last discard (players throw their highest unmatched card).
+``random.Random(seed)``: the known cards, each with two unseen cards that make a random
+three-card meld with it unless it already melds (a player takes a pile card to meld it), plus
+random unseen cards improved the way a player improves a hand - one more random card for each
+stock draw the opponent made (its discards minus its known pickups), each time keeping the ten
+cards with the least deadwood, except that a draw which would have let it knock is skipped (it
+did not knock). A sample is down-weighted for every card the opponent threw away that would
+meld with it (players keep such cards), again if it could knock now, and (``ceiling_evidence``)
+for every unmatched card worth more than the opponent's last discard (players throw their
+highest unmatched card).
 The samples give, per unseen card, the chance the opponent holds it (so the chance it is
 still in the stock), per discard its *safety* (the chance the opponent cannot meld it), its
 *threat* and the knock outcomes below. The sample count is fixed (no wall-clock budget), so a
@@ -63,6 +65,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Literal
 
 from .cards import (
@@ -525,16 +528,17 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
     """Fill the opponent samples, the chance each unseen card is held, and the stock-draw weights."""
     state, checked = context.state, context.checked
     unseen = sorted(iter_cards(checked.unseen))
-    need = HAND_SIZE - len(state.opponent_hand_known)
     draws = max(0, len(state.opponent_discards) - len(state.opponent_hand_known))
-    draws = min(draws, len(unseen) - need)
     thrown = hand_from_cards(state.opponent_discards)
     ceiling = _VALUES[state.opponent_discards[-1]] if state.opponent_discards else 10
     weights: list[tuple[Hand, float]] = []
     for _ in range(context.config.samples):
-        picked = rng.sample(unseen, need + draws)
-        hand = checked.known | hand_from_cards(picked[:need])
-        for extra in picked[need:]:
+        base = _meld_known(checked.known, checked.unseen, rng)
+        rest = [card for card in unseen if not base >> card & 1]
+        fill = HAND_SIZE - base.bit_count()
+        picked = rng.sample(rest, fill + min(draws, len(rest) - fill))
+        hand = base | hand_from_cards(picked[:fill])
+        for extra in picked[fill:]:
             value, card = context.best_drop(hand | card_bit(extra), keep=checked.known)
             if value > context.limit:  # a draw that would have let it knock did not happen
                 hand = (hand | card_bit(extra)) & ~card_bit(card)
@@ -553,11 +557,39 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
         for card in iter_cards(meld_partners(hand)):
             context.meld_chance[card] = context.meld_chance.get(card, 0.0) + weight
     if not context.samples:
-        share = need / len(unseen) if unseen else 0.0
+        share = (HAND_SIZE - len(state.opponent_hand_known)) / len(unseen) if unseen else 0.0
         held = {card: share for card in unseen}
     context.held = held
     in_stock = sum(1 - h for h in held.values()) or 1.0
     context.draw_weights = [(card, (1 - held[card]) / in_stock) for card in unseen]
+
+
+def meld_completions(card: Card, cards: Hand) -> list[Hand]:
+    """The pairs of ``cards`` that make a three-card set or run with ``card``."""
+    rank, lane = card & 15, card & ~15
+    column = (RANK_COLUMN << rank) & ~card_bit(card) & cards
+    pairs = [card_bit(a) | card_bit(b) for a, b in combinations(iter_cards(column), 2)]
+    for low in range(max(0, rank - 2), min(rank, 10) + 1):
+        run = 0b111 << (lane + low) & ~card_bit(card)
+        if run & cards == run:
+            pairs.append(run)
+    return pairs
+
+
+def _meld_known(known: Hand, unseen: Hand, rng: random.Random) -> Hand:
+    """``known`` plus, for each known card that melds with no two others, the unseen cards that
+    complete a random three-card meld with it (the opponent took it from the pile to meld it),
+    while the hand has room for them."""
+    hand = known
+    for card in iter_cards(known):
+        others = hand & ~card_bit(card)
+        if meld_completions(card, others):
+            continue
+        room = HAND_SIZE - hand.bit_count()
+        options = [pair for pair in meld_completions(card, others | unseen) if (pair & ~hand).bit_count() <= room]
+        if options:
+            hand |= rng.choice(options)
+    return hand
 
 
 def _find_threats(context: _Context) -> None:
