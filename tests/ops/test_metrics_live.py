@@ -3,8 +3,11 @@ every worker whichever worker answers, and they survive a reload (HUP)."""
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import signal
+import socket
 import tempfile
 import time
 from collections.abc import Iterator
@@ -64,19 +67,36 @@ def send(server: GunicornServer, payload: bytes, request_id: str) -> None:
     assert reply.headers["X-Request-ID"] == request_id
 
 
+@contextlib.contextmanager
+def one_worker_held(server: GunicornServer) -> Iterator[None]:
+    """Hold one sync worker on a good request whose body arrives only at the end of the block,
+    so the other worker answers everything sent meanwhile."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
+        head = (f"POST {ANALYZE} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(GOOD)}\r\nConnection: close\r\n\r\n").encode()
+        connection.sendall(head + GOOD[:5])
+        time.sleep(0.3)  # a worker accepts it and waits for the rest of the body
+        yield
+        connection.sendall(GOOD[5:])
+        response = http.client.HTTPResponse(connection, method="POST")
+        response.begin()
+        assert response.status == 200
+
+
 def test_totals_over_both_workers(server: GunicornServer, metrics_dir: Path) -> None:
     before = scrape(server)
-    for i in range(40):
-        send(server, GOOD, f"good-{i}")
-    for i in range(6):
-        send(server, BAD, f"bad-{i}")
+    with one_worker_held(server):
+        for i in range(40):
+            send(server, GOOD, f"good-{i}")
+        for i in range(6):
+            send(server, BAD, f"bad-{i}")
     scrapes = [scrape(server) for _ in range(6)]
     after = scrapes[0]
     assert all(request_totals(s) == request_totals(after) for s in scrapes), "totals depend on the worker"
 
-    assert value(after, "http_requests_total", **OK) - value(before, "http_requests_total", **OK) == 40
+    assert value(after, "http_requests_total", **OK) - value(before, "http_requests_total", **OK) == 41
     assert value(after, "http_requests_total", **INVALID) - value(before, "http_requests_total", **INVALID) == 6
-    assert value(after, "gin_hands_analyzed_total") - value(before, "gin_hands_analyzed_total") == 40
+    assert value(after, "gin_hands_analyzed_total") - value(before, "gin_hands_analyzed_total") == 41
     count = value(after, "http_request_duration_seconds_count", **OK)
     assert count == value(after, "http_requests_total", **OK)
     assert value(after, "http_request_duration_seconds_bucket", **OK, le="+Inf") == count
