@@ -7,7 +7,7 @@ opponent is known to hold (taken from the pile). The opponent holds the rest of 
 cards among them; the stock is the remainder.
 
 *Opponent model.* ``EngineConfig.samples`` opponent hands are sampled with
-``random.Random(seed)``: the known cards, each with two unseen cards that make a random
+``random.Random(seed)``: the known cards, each with the unseen cards that complete a random
 three-card meld with it unless it already melds (a player takes a pile card to meld it), plus
 random unseen cards improved the way a player improves a hand - one more random card for each
 stock draw the opponent made (its discards minus its known pickups), each time keeping the ten
