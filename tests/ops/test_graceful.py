@@ -131,6 +131,8 @@ def test_stop_under_load_finishes_every_request_it_took() -> None:
             assert server.wait(40) == 0
             for batch in batches:
                 batch.join(60)
+            # The load outlasts the server: some request finds the port closed.
+            wait_for(lambda: any(o.error == "ConnectionRefusedError" for o in load.outcomes), 10)
         handled = handled_request_ids(server)
     answered = {o.request_id for o in load.outcomes if o.status == 200 and o.complete}
     assert handled == answered, "a request the application handled was not answered in full"
@@ -138,4 +140,3 @@ def test_stop_under_load_finishes_every_request_it_took() -> None:
     assert {o.error for o in unanswered} <= {"ConnectionRefusedError", "ConnectionResetError"}
     assert all(o.status is None for o in unanswered)
     assert {o.request_id for o in load.outcomes if o.path == BATCH} <= answered
-    assert any(o.error == "ConnectionRefusedError" for o in unanswered), "the load did not outlast the server"
