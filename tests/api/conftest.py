@@ -28,7 +28,9 @@ def spec(app: Flask) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def registry(spec: dict[str, Any]) -> Registry:
     """The spec as a JSON Schema resource, so its ``#/components/...`` references resolve."""
-    return Registry().with_resource(SPEC_URI, Resource.from_contents(spec, default_specification=DRAFT202012))
+    resource = Resource.from_contents(spec, default_specification=DRAFT202012)
+    registry: Registry = Registry().with_resource(SPEC_URI, resource)
+    return registry
 
 
 def _response_spec(spec: dict[str, Any], path: str, method: str, status: int) -> dict[str, Any]:

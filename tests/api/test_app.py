@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -32,7 +33,7 @@ def test_config_defaults_and_errors() -> None:
         load_config({"GIN_MAX_BODY_BYTES": "lots"})
 
 
-def _problem(response, status: int) -> dict:  # type: ignore[no-untyped-def]
+def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     assert response.status_code == status
     assert response.mimetype == PROBLEM_MEDIA_TYPE
     body = response.get_json()

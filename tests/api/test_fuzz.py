@@ -7,6 +7,8 @@ headers and body conforming. Bounded and deterministic (``derandomize``) to stay
 
 from __future__ import annotations
 
+from typing import Any
+
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
@@ -29,7 +31,7 @@ BATCH = "/v1/hands/analyze/batch"
 @schema.parametrize()
 @settings(max_examples=30, derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
-def test_api_conforms_to_its_spec(case: schemathesis.Case) -> None:
+def test_api_conforms_to_its_spec(case: schemathesis.Case[Any]) -> None:
     negative = case.meta is not None and case.meta.generation.mode.is_negative
     if case.operation.path == BATCH and case.method == "POST" and negative:
         # A batch answers a bad hand in its own result (200), so an invalid request is either

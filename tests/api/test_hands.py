@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -132,7 +133,8 @@ def test_invalid_input_names_the_field(call: Call, body: dict, pointer: str, det
 
 
 def test_batch_answers_each_hand_in_order(call: Call) -> None:
-    hands = [{"hand": cards} for cards in _random_hands(10, 5, seed=3) + _random_hands(11, 5, seed=4)]
+    hands: list[dict[str, Any]] = [{"hand": cards}
+                                   for cards in _random_hands(10, 5, seed=3) + _random_hands(11, 5, seed=4)]
     hands.insert(3, {"hand": "As 2s"})
     hands.insert(7, {"hand": TEN, "rules": {"knock_limit": 2}})
     answer = call("POST", "/v1/hands/analyze/batch", json={"hands": hands, "rules": {"knock_limit": 6}}).get_json()
