@@ -461,7 +461,8 @@ class HintAlternative(Schema):
     action = fields.Nested(HintAction, required=True)
     evaluation = fields.Float(required=True, metadata={
         "description": "Higher is better: expected points (unit `points`) or minus the expected deadwood after "
-        "the next draw, less a penalty for feeding the opponent (unit `deadwood`)."})
+        "the next draw (after the next two for the discards that come close to the best; they rank first), less "
+        "the penalties for feeding the opponent and for its knock on the next turn (unit `deadwood`)."})
     unit = fields.String(required=True, validate=validate.OneOf(["points", "deadwood"]))
     deadwood = fields.Integer(required=True, allow_none=True, metadata={
         "description": "Deadwood of the ten cards kept."})

@@ -26,10 +26,12 @@ against the hands really held).
 *Ten-card hands* (after a discard) are scored by their expected least deadwood after one more
 stock draw and the best discard (``_Context.lookahead``): every unseen card is weighed by its
 chance to be in the stock, so cards with many live *outs* (unseen cards that would lower the
-deadwood) score better than dead ones. A discard's score adds ``feed_penalty`` times the chance
-the opponent can meld the card, and ``defence_weight`` times the points we expect to lose to a
-knock by the opponent on its very next turn (below). Lower is better; the alternatives report it
-negated (``unit="deadwood"``).
+deadwood) score better than dead ones. In the discard phase the discards that score within
+``second_draw_margin`` of the best are scored again after two draws (``_Context.two_draws``), which
+values cards that need two more to meld; they rank before the rest. A discard's score adds
+``feed_penalty`` times the chance the opponent can meld the card, and ``defence_weight`` times the
+points we expect to lose to a knock by the opponent on its very next turn (below). Lower is
+better; the alternatives report it negated (``unit="deadwood"``).
 
 *Threat* (``_find_threats``). Each sample is asked how it could knock on its next turn: which
 stock cards would let it, and with what deadwood, and which of our discards it would take from
@@ -140,8 +142,8 @@ class Alternative:
 
     ``evaluation``: higher is better. In ``points`` it is the expected score of the hand for the
     player (knock, gin, big gin); in ``deadwood`` it is minus the expected least deadwood after the
-    next stock draw, minus the penalty for feeding the opponent a meld card and the defence term
-    (see the module docstring).
+    next stock draw (the next two for the discards close to the best), minus the penalty for
+    feeding the opponent a meld card and the defence term (see the module docstring).
     ``deadwood`` is the deadwood of the ten cards kept (for ``take_upcard``: after ``then_discard``).
     ``outs`` are the unseen cards that would lower that deadwood; ``safety`` is the chance the
     opponent cannot meld the discarded card; ``undercut_risk`` the chance a knock is undercut.
@@ -172,7 +174,8 @@ class Hint:
 
 @dataclass(frozen=True)
 class EngineConfig:
-    """The engine's knobs. ``samples`` = 0 turns the opponent model off (knock whenever legal)."""
+    """The engine's knobs. ``samples`` = 0 turns the opponent model off (knock whenever legal);
+    a negative ``second_draw_margin`` scores every discard after one draw only."""
 
     samples: int = 24
     feed_penalty: float = 6.0
@@ -182,6 +185,7 @@ class EngineConfig:
     ceiling_evidence: float = 0.05
     close_margin: float = 0.5
     defence_weight: float = 0.25
+    second_draw_margin: float = 2.0
 
 
 DEFAULT_CONFIG = EngineConfig()
@@ -379,6 +383,7 @@ class _Context:
     held: dict[Card, float] = field(default_factory=dict)
     cache: dict[Hand, int] = field(default_factory=dict)
     drops: dict[int, tuple[int, Card]] = field(default_factory=dict)
+    second: dict[Hand, float] = field(default_factory=dict)
     threats: list[_Threat] = field(default_factory=list)
     defences: dict[int, tuple[float, float]] = field(default_factory=dict)
     limit: int = 0
@@ -423,10 +428,12 @@ class _Context:
         base = self.deadwood(hand)
         drop, _ = self.best_drop(hand)
         partners = meld_partners(hand)
-        total = 0.0
+        total = drawable = 0.0
         outs = 0
         values = _VALUES
         for card, weight in self.draw_weights:
+            if hand >> card & 1:  # drawn before: the next draw is one of the other cards
+                continue
             if partners >> card & 1:
                 after = min(base, self.best_drop(hand | 1 << card)[0])
             else:
@@ -434,7 +441,34 @@ class _Context:
             if after < base:
                 outs |= 1 << card
             total += weight * after
-        return total, outs
+            drawable += weight
+        return total / (drawable or 1.0), outs
+
+    def two_draws(self, hand: Hand) -> float:
+        """Expected least deadwood of a 10-card hand after two stock draws, each followed by a discard.
+
+        After the first draw the hand keeps the better, by ``lookahead``, of throwing the card back
+        and keeping it in place of the card whose removal leaves the least deadwood; a card that
+        neither melds nor lowers the deadwood is thrown back.
+        """
+        found = self.second.get(hand)
+        if found is not None:
+            return found
+        hold = self.lookahead(hand)[0]
+        base = self.deadwood(hand)
+        drop, _ = self.best_drop(hand)
+        partners = meld_partners(hand)
+        total = 0.0
+        for card, weight in self.draw_weights:
+            after = hold
+            if partners >> card & 1 or drop + _VALUES[card] < base:
+                drawn = hand | 1 << card
+                _, out = self.best_drop(drawn)
+                if out != card:
+                    after = min(hold, self.lookahead(drawn & ~(1 << out))[0])
+            total += weight * after
+        found = self.second[hand] = total
+        return found
 
     def danger(self, card: Card) -> float:
         """Chance (over the samples) that the opponent can meld ``card``."""
@@ -480,17 +514,26 @@ class _Context:
             cost -= self.config.defence_weight * self.defence(kept, card)[1]
         return cost
 
-    def continuation(self, hand11: Hand, card: Card) -> _Continue:
-        """Discard ``card`` from an 11-card hand and keep playing."""
+    def continuation(self, hand11: Hand, card: Card, draws: int = 1) -> _Continue:
+        """Discard ``card`` from an 11-card hand and keep playing, scored after one or two draws."""
         kept = hand11 & ~card_bit(card)
         expected, outs = self.lookahead(kept)
+        if draws == 2:
+            expected = self.two_draws(kept)
         deadwood = self.deadwood(kept)
         return _Continue(card, deadwood, expected + self.discard_cost(kept, card), outs, 1 - self.danger(card))
 
-    def best_continuation(self, hand11: Hand, forbidden: Card | None) -> list[_Continue]:
-        """Every allowed discard of an 11-card hand, best first."""
-        options = [self.continuation(hand11, c) for c in iter_cards(hand11) if c != forbidden]
-        options.sort(key=lambda o: (o.score, -card_value(o.card), o.card))
+    def best_continuation(self, hand11: Hand, forbidden: Card | None, second_draw: bool = False
+                          ) -> list[_Continue]:
+        """Every allowed discard of an 11-card hand, best first. With ``second_draw`` the discards within
+        ``second_draw_margin`` of the best are scored again after two draws, and rank first."""
+        options = sorted((self.continuation(hand11, c) for c in iter_cards(hand11) if c != forbidden),
+                         key=_continue_order)
+        margin = self.config.second_draw_margin
+        if second_draw and margin >= 0:
+            close = [o for o in options if o.score <= options[0].score + margin]
+            options[:len(close)] = sorted((self.continuation(hand11, o.card, draws=2) for o in close),
+                                          key=_continue_order)
         return options
 
     def worth_knocking(self, knock: _Knock) -> bool:
@@ -522,6 +565,11 @@ class _Context:
                     points = 0
             total += weight * points
         return _Knock(action, mine, arrangement, total * self.doubling, risk)
+
+
+def _continue_order(option: _Continue) -> tuple[float, int, Card]:
+    """Best score first; on ties the higher card goes."""
+    return option.score, -card_value(option.card), option.card
 
 
 def _sample_opponents(context: _Context, rng: random.Random) -> None:
@@ -696,7 +744,7 @@ def _discard_hint(context: _Context) -> Hint:
     hand = context.checked.hand
     forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
     knocks = _knocks(context)
-    continues = context.best_continuation(hand, forbidden)
+    continues = context.best_continuation(hand, forbidden, second_draw=True)
     continue_alternatives = [_continue_alternative(c) for c in continues]
     knock_alternatives = [_knock_alternative(k, context) for k in knocks]
     best_knock = knocks[0] if knocks else None

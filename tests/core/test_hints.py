@@ -162,6 +162,67 @@ def test_outs_and_safety_of_each_discard(index: int) -> None:
         assert alternative.safety is not None and 0 <= alternative.safety <= 1 + 1e-9
 
 
+def least_after_draw(hand: Hand, card: Card) -> int:
+    """Reference: the least deadwood of ``hand`` plus ``card`` after the best discard."""
+    drawn = hand | card_bit(card)
+    return min(min_deadwood(drawn & ~card_bit(d)) for d in ALL_CARDS if drawn >> d & 1)
+
+
+def one_draw(hand: Hand, unseen: list[Card]) -> float:
+    """Reference: mean least deadwood after drawing one of the unseen cards not in ``hand`` and discarding."""
+    draws = [c for c in unseen if not hand >> c & 1]
+    return sum(least_after_draw(hand, c) for c in draws) / len(draws)
+
+
+def two_draws(hand: Hand, unseen: list[Card]) -> float:
+    """Reference for the two-draw score, from its definition: after the first draw keep the better of
+    throwing the card back and keeping it in place of the card whose removal leaves the least deadwood
+    (highest rank first, then suit order), if the drawn card melds or lowers the deadwood."""
+    hold = one_draw(hand, unseen)
+    total = 0.0
+    for card in unseen:
+        drawn = hand | card_bit(card)
+        melds = any(m >> card & 1 for m in find_melds(drawn))
+        if melds or least_after_draw(hand, card) < min_deadwood(hand):
+            out = min((d for d in ALL_CARDS if drawn >> d & 1),
+                      key=lambda d: (min_deadwood(drawn & ~card_bit(d)), -card_value(d), -(d & 15), d >> 4))
+            if out != card:
+                total += min(hold, one_draw(drawn & ~card_bit(out), unseen))
+                continue
+        total += hold
+    return total / len(unseen)
+
+
+@pytest.mark.parametrize("index", [i for i, (s, _) in enumerate(STATES) if s.phase == "discard"][1::12])
+def test_discards_are_scored_after_one_or_two_draws(index: int) -> None:
+    # Without samples every unseen card is as likely to be drawn and nothing else is added to the score.
+    state, rules = STATES[index]
+    unseen = [c for c in ALL_CARDS if c not in state.hand + state.discard_pile + state.opponent_hand_known]
+    hand = hand_from_cards(state.hand)
+    for margin, reference in ((-1.0, one_draw), (100.0, two_draws)):
+        advice = hint(state, rules, config=EngineConfig(samples=0, second_draw_margin=margin))
+        for alternative in advice.alternatives:
+            if alternative.action.type == "discard":
+                assert alternative.action.card is not None
+                kept = hand & ~card_bit(alternative.action.card)
+                assert -alternative.evaluation == pytest.approx(reference(kept, unseen))
+                assert reference is one_draw or -alternative.evaluation <= one_draw(kept, unseen) + 1e-9
+
+
+def test_only_discards_close_to_the_best_are_scored_again() -> None:
+    state, rules = next((s, r) for s, r in STATES[40:] if s.phase == "discard")
+    one, default = (hint(state, rules, config=EngineConfig(samples=0, second_draw_margin=margin))
+                    for margin in (-1.0, DEFAULT_CONFIG.second_draw_margin))
+    ones = {a.action: a.evaluation for a in one.alternatives if a.action.type == "discard"}
+    best = max(ones.values())
+    close = {action for action, value in ones.items() if value >= best - DEFAULT_CONFIG.second_draw_margin}
+    assert 1 < len(close) < len(ones)
+    ranked = [a for a in default.alternatives if a.action.type == "discard"]
+    assert {a.action for a in ranked[:len(close)]} == close  # scored again, and ranked first
+    for alternative in ranked[len(close):]:
+        assert alternative.evaluation == ones[alternative.action]
+
+
 def test_same_state_and_seed_give_the_same_hint() -> None:
     for state, rules in STATES[::10]:
         assert hint(state, rules, seed=5) == hint(state, rules, seed=5)
@@ -356,12 +417,13 @@ def test_the_table_rejects_illegal_moves() -> None:
 
 def test_sheds_deadwood_when_the_opponent_is_close_to_knocking() -> None:
     # The opponent took two melds from the pile and threw low cards since: it may knock next turn.
-    # 8d may feed it, so without the defensive term 5c goes; with it, 8d goes to hold less deadwood.
+    # 8d may feed it, so without the defensive term 5c goes; with a heavy one, 8d goes to hold less
+    # deadwood (a weight of 1 sufficed before discards were scored after two draws).
     hand = cards("As 3s Ah 2h 9h Th Jh Ad 4d 8d 5c")
     known, thrown, ours = cards("Kh Ks Kc 8c 9c Tc"), cards("Qd Jd Qs Js 7h 7s 9d"), cards("Kd Qh Jc 6h 5s 4h")
     pile = cards("3c") + tuple(c for pair in zip(ours, thrown, strict=False) for c in pair) + thrown[len(ours):]
     late = GameState(hand, "discard", parse_card("3c"), pile, 52 - 21 - len(pile), known, thrown)
-    for weight, thrown_away in ((0.0, "5c"), (1.0, "8d")):
+    for weight, thrown_away in ((0.0, "5c"), (2.0, "8d")):
         advice = hint(late, Rules(), config=replace(DEFAULT_CONFIG, defence_weight=weight))
         assert advice.action == Action("discard", parse_card(thrown_away))
 
