@@ -15,6 +15,7 @@ Parts, each on the load test's 11-card hand (``benchmarks/load.py``):
 * ``bare`` / ``service``: one ``POST /v1/hands/analyze`` through the WSGI app, in process: the bare
   Flask echo against the whole service (Prometheus in multiprocess mode, as under gunicorn);
 * ``no-observability``: the service without its metrics, request log and request id;
+* ``no-analysis``: the service with the analysis taken out (``benchmarks/no_analysis_app.py``);
 * ``analysis``: ``analyze_drawn_hand`` alone; ``answer``: the analysis and its JSON-ready answer;
   ``validation``: loading the request with its schema;
 * ``gunicorn-bare`` / ``gunicorn-service``: the request over loopback to a one-worker gunicorn
@@ -45,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.load import BODY, HAND, PATH  # noqa: E402
 
-IN_PROCESS = ("bare", "service", "no-observability", "analysis", "answer", "validation")
+IN_PROCESS = ("bare", "service", "no-observability", "no-analysis", "analysis", "answer", "validation")
 SERVED = ("gunicorn-bare", "gunicorn-service")
 WARM_UP = 20
 
@@ -84,6 +85,10 @@ def _part(name: str) -> Callable[[], object]:
         from service import create_app
 
         return _through(create_app())
+    if name == "no-analysis":
+        from benchmarks.no_analysis_app import create_app as create_app_without_analysis
+
+        return _through(create_app_without_analysis())
     from service.api.hands import analyze
     from service.api.schemas import AnalyzeRequest
     from service.core.cards import parse_hand

@@ -12,6 +12,7 @@ Needs wrk (Debian: ``apt-get install wrk``) and Linux (/proc). From the reposito
 
     python -m benchmarks.load --duration 10 --rounds 5
     python -m benchmarks.load --variant="--workers 3" --variant="--threads 2"
+    python -m benchmarks.load --no-analysis    # also the service's HTTP layer alone: the floor
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ HAND = ["As", "2s", "3s", "7h", "7d", "7c", "9h", "Th", "Jd", "Kc", "5d"]
 BODY = json.dumps({"hand": HAND})
 BARE_APP = "benchmarks.bare_app:app"
 SERVICE_APP = "service:create_app()"
+NO_ANALYSIS_APP = "benchmarks.no_analysis_app:create_app()"
 
 # wrk's Lua: POST the body; at the end print one line of JSON (times in microseconds).
 WRK_SCRIPT = (
@@ -142,12 +144,16 @@ def main() -> None:
     parser.add_argument("--gunicorn", default="", help="extra gunicorn options for every server, as one string")
     parser.add_argument("--app", default=SERVICE_APP, help="the service's app, as gunicorn names it")
     parser.add_argument("--variant", action="append", default=[], help="also the service with these options")
+    parser.add_argument("--no-analysis", action="store_true",
+                        help="also the service with its analysis taken out (benchmarks/no_analysis_app.py)")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed (Debian: apt-get install wrk)")
     common = shlex.split(args.gunicorn)
     targets = {"bare": (BARE_APP, common), "service": (args.app, common)}
     targets |= {f"service {variant}": (args.app, [*common, *shlex.split(variant)]) for variant in args.variant}
+    if args.no_analysis:
+        targets["service without analysis"] = (NO_ANALYSIS_APP, common)
     print(f"gunicorn -c {args.config} {shlex.join(common)}; wrk -t{args.threads} -c{args.connections} "
           f"-d{args.duration}s; {args.rounds} rounds; {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f}; body {BODY}")

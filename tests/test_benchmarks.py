@@ -63,3 +63,21 @@ def test_a_perfect_forecast_scores_zero_and_the_stock_only_forecast_is_the_bucke
     items = [opponent_model.Forecast(stock, chance, chance) for stock, chance in ((30, 0.0), (31, 1.0), (12, 0.25))]
     assert opponent_model.brier([(i.chance, i.truth) for i in items]) == 0
     assert opponent_model.stock_only(items) == [(0.5, 0.0), (0.5, 1.0), (0.25, 0.25)]
+
+
+def test_the_service_without_analysis_keeps_its_http_layer() -> None:
+    from benchmarks import no_analysis_app
+    from benchmarks.load import BODY, HAND, PATH
+    from service.api import hands
+
+    analyze = hands.analyze
+    try:
+        client = no_analysis_app.create_app().test_client()
+        answer = client.post(PATH, data=BODY, content_type="application/json")
+        body = answer.json or {}
+        assert answer.status_code == 200 and set(body) == {"hand", "deadwood"}
+        assert sorted(body["hand"]) == sorted(HAND) and "X-Request-ID" in answer.headers
+        refused = client.post(PATH, json={"hand": HAND[:9]})
+        assert refused.status_code == 422 and refused.content_type == "application/problem+json"
+    finally:
+        hands.analyze = analyze
