@@ -18,8 +18,8 @@ Parts, each on the load test's 11-card hand (``benchmarks/load.py``):
 * ``no-analysis``: the service with the analysis taken out (``benchmarks/no_analysis_app.py``);
 * ``analysis``: ``analyze_drawn_hand`` alone; ``answer``: the analysis and its JSON-ready answer;
   ``validation``: loading the request with its schema;
-* ``gunicorn-bare`` / ``gunicorn-service``: the request over loopback to a one-worker gunicorn
-  (the project's settings), counted in the worker process.
+* ``gunicorn-bare`` / ``gunicorn-service`` / ``gunicorn-no-analysis``: the request over loopback to
+  a one-worker gunicorn (the project's settings), counted in the worker process.
 
 Needs valgrind (Debian: ``apt-get install valgrind``); each part takes 10-60 s.
 """
@@ -44,10 +44,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.load import BODY, HAND, PATH  # noqa: E402
+from benchmarks.load import BARE_APP, BODY, HAND, NO_ANALYSIS_APP, PATH, SERVICE_APP  # noqa: E402
 
 IN_PROCESS = ("bare", "service", "no-observability", "no-analysis", "analysis", "answer", "validation")
-SERVED = ("gunicorn-bare", "gunicorn-service")
+SERVED = ("gunicorn-bare", "gunicorn-service", "gunicorn-no-analysis")
 WARM_UP = 20
 
 
@@ -143,7 +143,7 @@ def _count_in_process(name: str, calls: int, scratch: Path, env: dict[str, str])
 
 def _count_served(name: str, calls: int, scratch: Path, env: dict[str, str]) -> int:
     """Instructions of a one-worker gunicorn's worker after ``calls`` requests (plus the warm-up)."""
-    app = "benchmarks.bare_app:app" if name == "gunicorn-bare" else "service:create_app()"
+    app = {"gunicorn-bare": BARE_APP, "gunicorn-service": SERVICE_APP, "gunicorn-no-analysis": NO_ANALYSIS_APP}[name]
     runs = scratch / f"{name}-{calls}"
     runs.mkdir()
     port = 8000 + os.getpid() % 1000
