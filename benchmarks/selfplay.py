@@ -33,6 +33,10 @@ points per hand and of the decided-deal wins (won +1, lost -1, drawn 0, per deal
 confidence interval over deals. Both configurations play the very same cards against the same
 opponent, so the difference is far less noisy than comparing two reports.
 
+``--time-budget MS`` gives each hint that time budget, as the HTTP service does (40 ms there; by
+default the benchmark's engine has none): the latency it measures is then that of the service's
+engine, and the play may depend on the machine's speed.
+
 ``--oracle`` shows the engine the opponent's whole hand (passed as ``opponent_hand_known``, so the
 opponent model holds that one hand): an upper bound on what a better opponent model can bring.
 """
@@ -54,7 +58,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from service.core.cards import ALL_CARDS, card_bit, card_value, hand_cards, hand_from_cards
 from service.core.game import Table
-from service.core.hints import DEFAULT_CONFIG, Action, EngineConfig, GameState, hint, meld_partners
+from service.core.hints import DEFAULT_CONFIG, Action, EngineConfig, GameState, TimeBudget, hint, meld_partners
 from service.core.knocks import knock_options
 from service.core.melds import min_deadwood
 from service.core.rules import Rules, resolve_rules
@@ -87,11 +91,12 @@ def baseline_player(state: GameState, rules: Rules, seed: int) -> Action:
     return Action("discard", card)
 
 
-def engine_player(config: EngineConfig) -> Player:
-    """The hint engine with ``config`` as a player."""
+def engine_player(config: EngineConfig, budget_ms: int | None = None) -> Player:
+    """The hint engine with ``config`` (and a time budget of ``budget_ms`` per hint) as a player."""
 
     def play(state: GameState, rules: Rules, seed: int) -> Action:
-        return hint(state, rules, seed=seed, config=config).action
+        budget = None if budget_ms is None else TimeBudget(budget_ms / 1000)
+        return hint(state, rules, seed=seed, config=config, budget=budget).action
 
     return play
 
@@ -172,12 +177,13 @@ def with_opponent_hand(state: GameState, opponent: int) -> GameState:
     return replace(state, opponent_hand_known=tuple(hand_cards(opponent)))
 
 
-def play_pair(job: tuple[int, int, str, str | None, EngineConfig, bool]) -> tuple[GameRecord, GameRecord]:
+def play_pair(job: tuple[int, int, str, str | None, EngineConfig, bool, int | None]
+              ) -> tuple[GameRecord, GameRecord]:
     """Deal ``index`` of ``seed`` from both seats."""
-    index, seed, opponent, preset, config, oracle = job
+    index, seed, opponent, preset, config, oracle, budget_ms = job
     rules = resolve_rules(preset)
     deck = shuffled_deck(seed, index)
-    engine = engine_player(config)
+    engine = engine_player(config, budget_ms)
     other = OPPONENTS[opponent]
     pair_seed = seed * 100_003 + index
     first = play_deal(deck, rules, (engine, other), 0, pair_seed, oracle)
@@ -290,6 +296,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="engine config override for experiments, e.g. --set feed_penalty=4")
     parser.add_argument("--oracle", action="store_true",
                         help="show the engine the opponent's hand: how much a perfect opponent model is worth")
+    parser.add_argument("--time-budget", type=int, default=None, metavar="MS",
+                        help="time budget of each hint in milliseconds (default: none)")
     parser.add_argument("--save", metavar="PATH", help="write each deal's results (JSON) for --paired-with")
     parser.add_argument("--paired-with", metavar="PATH", help="compare with a run saved by --save")
     args = parser.parse_args(argv)
@@ -297,8 +305,11 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--save and --paired-with need one --opponent")
     config = configured(args.set)
     engine = f"{config}{' with --oracle' if args.oracle else ''}"
+    if args.time_budget is not None:
+        engine += f", time budget {args.time_budget} ms"
     for opponent in sorted(OPPONENTS) if args.opponent == "all" else [args.opponent]:
-        jobs = [(i, args.seed, opponent, args.preset, config, args.oracle) for i in range(args.deals)]
+        jobs = [(i, args.seed, opponent, args.preset, config, args.oracle, args.time_budget)
+                for i in range(args.deals)]
         started = time.perf_counter()
         if args.workers > 1:
             with Pool(args.workers) as pool:

@@ -9,7 +9,7 @@ from flask import Response, jsonify
 from flask.views import MethodView
 
 from ..core.cards import hand_cards
-from ..core.hints import DEFAULT_CONFIG, GameState, hint
+from ..core.hints import DEFAULT_CONFIG, GameState, TimeBudget, hint
 from . import Blueprint, render
 from .schemas import HintAnswer, HintRequest
 
@@ -29,14 +29,16 @@ def advise(args: dict[str, Any]) -> render.JSON:
         drawn_from_discard=args.get("drawn_from_discard"),
     )
     config = replace(DEFAULT_CONFIG, knock_margin=args["knock_margin"])
-    return render.hint(hint(state, args["rules"], seed=args["seed"], config=config))
+    budget_ms = args["time_budget_ms"]
+    budget = None if budget_ms is None else TimeBudget(budget_ms / 1000)
+    return render.hint(hint(state, args["rules"], seed=args["seed"], config=config, budget=budget))
 
 
 EXAMPLE = {
     "hand": "As 2s 3s 7h 7d Kd Qd Jd 5c 9h", "phase": "draw", "upcard": "4d",
     "discard_pile": ["4d", "Tc", "7c"], "stock_count": 29, "opponent_discards": ["7c"],
 }
-ANSWER = advise(HintRequest().load(EXAMPLE))
+ANSWER = advise(HintRequest().load({**EXAMPLE, "time_budget_ms": None}))  # no budget: the same answer every time
 
 
 @blp.route("")

@@ -174,4 +174,5 @@ def hint(advice: Hint) -> JSON:
         "reason": advice.reason,
         "melds": melds(advice.melds),
         "samples": advice.samples,
+        "time_budget_reached": advice.time_budget_reached,
     }

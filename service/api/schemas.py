@@ -12,7 +12,7 @@ from typing import Any, get_args
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from ..core.cards import Card, CardError, Hand, format_card
-from ..core.hints import DEFAULT_CONFIG, PHASES, ActionType
+from ..core.hints import DEFAULT_CONFIG, MIN_SAMPLES, PHASES, ActionType
 from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
@@ -214,6 +214,11 @@ AnalyzeQuery = _AnalyzeQueryBase.from_dict(
     {p.name: _query_field(p) for p in RULE_PARAMETERS if not p.nullable}, name="AnalyzeQuery")
 
 
+# The engine's own p99 is about 27 ms (README); the budget caps the slow tail, and leaves room for the
+# HTTP layer within the 50 ms a hint should take.
+HINT_TIME_BUDGET_MS = 40
+
+
 class HintRequest(Schema):
     """A game state as the player asking for a hint sees it."""
 
@@ -236,13 +241,19 @@ class HintRequest(Schema):
         "description": "Discard phase: the card you took from the pile this turn, if any."})
     rules = RulesField(load_default=resolve_rules)
     seed = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 2**32 - 1), metadata={
-        "description": "Seed of the opponent-hand sampling: the same state and seed give the same hint."})
+        "description": "Seed of the opponent-hand sampling: the same state and seed give the same hint, unless "
+        "the time budget runs out (`time_budget_reached`)."})
     knock_margin = fields.Float(allow_nan=False, load_default=DEFAULT_CONFIG.knock_margin,
                                 validate=validate.Range(0, 200), metadata={
         "description": "Knock only when the knock's expected points exceed this (gin and big gin are always "
         "taken, and any winning knock when the stock is at its end). The default, measured best against "
         "players who knock as soon as they may, plays on for gin or an undercut; 0 knocks whenever a knock "
         "is expected to win."})
+    time_budget_ms = fields.Integer(strict=True, allow_none=True, load_default=HINT_TIME_BUDGET_MS,
+                                    validate=validate.Range(1, 1000), metadata={
+        "description": "Milliseconds the engine may spend before it skips optional work (opponent samples beyond "
+        f"the first {MIN_SAMPLES}, and the second look at the closest discards); `time_budget_reached` in the "
+        "answer says when it did. `null`: no budget, so the same state and seed always give the same hint."})
 
 
 # --- responses (documentation: render.py builds them) --------------------------------------
@@ -487,3 +498,5 @@ class HintAnswer(Schema):
     reason = fields.String(required=True)
     melds = _melds("The melds the advice keeps.")
     samples = fields.Integer(required=True, metadata={"description": "Opponent hands sampled."})
+    time_budget_reached = fields.Boolean(required=True, metadata={
+        "description": "The time budget ran out and optional work was skipped (see `time_budget_ms`)."})

@@ -18,8 +18,14 @@ for every unmatched card worth more than the opponent's last discard (players th
 highest unmatched card).
 The samples give, per unseen card, the chance the opponent holds it (so the chance it is
 still in the stock), per discard its *safety* (the chance the opponent cannot meld it), its
-*threat* and the knock outcomes below. The sample count is fixed (no wall-clock budget), so a
-hint is deterministic; 24 samples keep the 99th percentile latency well inside 50 ms.
+*threat* and the knock outcomes below. 24 samples keep the 99th percentile latency well inside
+50 ms.
+
+*Time budget.* A hint given a ``TimeBudget`` stops sampling once the time is up (keeping at
+least ``MIN_SAMPLES``) and scores no more discards after two draws; the rest of the evaluation
+always runs, so a hint can overrun its budget by that much. ``Hint.time_budget_reached`` says
+whether anything was skipped. Without a budget, or when it is not reached, the same state, rules,
+seed and config always give the same hint.
 ``model_opponent`` returns these beliefs for a state (``benchmarks/opponent_model.py`` scores them
 against the hands really held).
 
@@ -65,8 +71,9 @@ the same hint.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Literal
 
@@ -98,6 +105,8 @@ Unit = Literal["points", "deadwood"]
 
 PHASES: tuple[Phase, ...] = ("first_upcard", "draw", "discard")
 HAND_SIZE = 10
+MIN_SAMPLES = 8
+"""Opponent hands sampled even when the time budget has run out (unless ``EngineConfig.samples`` is lower)."""
 FULL_STOCK = 52 - 2 * HAND_SIZE - 1
 
 
@@ -170,6 +179,7 @@ class Hint:
     reason: str
     melds: tuple[Meld, ...]
     samples: int
+    time_budget_reached: bool = False
 
 
 @dataclass(frozen=True)
@@ -189,6 +199,22 @@ class EngineConfig:
 
 
 DEFAULT_CONFIG = EngineConfig()
+
+
+class TimeBudget:
+    """A time limit on a hint's optional work (see the module docstring), read from ``clock``."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.perf_counter) -> None:
+        self._clock = clock
+        self._deadline = clock() + seconds
+        self.reached = False
+
+    def spent(self) -> bool:
+        """Whether the time is up; asked only before work that may be skipped, so once it says yes,
+        something was skipped (``reached``)."""
+        if not self.reached and self._clock() >= self._deadline:
+            self.reached = True
+        return self.reached
 
 
 # --- validation and legal moves -------------------------------------------------------------
@@ -388,6 +414,11 @@ class _Context:
     defences: dict[int, tuple[float, float]] = field(default_factory=dict)
     limit: int = 0
     doubling: int = 1
+    budget: TimeBudget | None = None
+
+    def out_of_time(self) -> bool:
+        """Whether the hint's time budget (if any) is spent: optional work is skipped from then on."""
+        return self.budget is not None and self.budget.spent()
 
     def deadwood(self, hand: Hand) -> int:
         """Least deadwood, memoised for this hint."""
@@ -531,9 +562,12 @@ class _Context:
                          key=_continue_order)
         margin = self.config.second_draw_margin
         if second_draw and margin >= 0:
-            close = [o for o in options if o.score <= options[0].score + margin]
-            options[:len(close)] = sorted((self.continuation(hand11, o.card, draws=2) for o in close),
-                                          key=_continue_order)
+            rescored = []
+            for option in (o for o in options if o.score <= options[0].score + margin):
+                if self.out_of_time():
+                    break
+                rescored.append(self.continuation(hand11, option.card, draws=2))
+            options[:len(rescored)] = sorted(rescored, key=_continue_order)
         return options
 
     def worth_knocking(self, knock: _Knock) -> bool:
@@ -580,7 +614,9 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
     thrown = hand_from_cards(state.opponent_discards)
     ceiling = _VALUES[state.opponent_discards[-1]] if state.opponent_discards else 10
     weights: list[tuple[Hand, float]] = []
-    for _ in range(context.config.samples):
+    for index in range(context.config.samples):
+        if index >= MIN_SAMPLES and context.out_of_time():
+            break
         base = _meld_known(checked.known, checked.unseen, rng)
         rest = [card for card in unseen if not base >> card & 1]
         fill = HAND_SIZE - base.bit_count()
@@ -700,24 +736,27 @@ def unmatched_above(hand: Hand, ceiling: int, deadwood: Callable[[Hand], int] = 
     return count
 
 
-def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig, threats: bool) -> _Context:
+def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig, threats: bool,
+             budget: TimeBudget | None = None) -> _Context:
     """Validate the state and sample the opponent (and its next-turn threats when asked)."""
     checked = check_state(state, rules)
     upcard = state.upcard
     doubled = rules.oklahoma and rules.oklahoma_spades_double and upcard is not None and card_suit(upcard) == SPADES
-    context = _Context(state, rules, checked, config, limit=knock_limit(rules, upcard), doubling=2 if doubled else 1)
+    context = _Context(state, rules, checked, config, limit=knock_limit(rules, upcard), doubling=2 if doubled else 1,
+                       budget=budget)
     _sample_opponents(context, random.Random(seed))
     if threats:
         _find_threats(context)
     return context
 
 
-def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = DEFAULT_CONFIG) -> Hint:
-    """The advised move for the player to move (see the module docstring for the evaluation)."""
-    context = _prepare(state, rules, seed, config, threats=bool(config.defence_weight))
-    if state.phase == "discard":
-        return _discard_hint(context)
-    return _draw_hint(context)
+def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = DEFAULT_CONFIG,
+         budget: TimeBudget | None = None) -> Hint:
+    """The advised move for the player to move (see the module docstring for the evaluation and
+    the time budget)."""
+    context = _prepare(state, rules, seed, config, threats=bool(config.defence_weight), budget=budget)
+    advice = _discard_hint(context) if state.phase == "discard" else _draw_hint(context)
+    return replace(advice, time_budget_reached=budget is not None and budget.reached)
 
 
 @dataclass(frozen=True)

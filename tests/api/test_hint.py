@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
 
+from service.api import hints
+from service.core.hints import MIN_SAMPLES, TimeBudget
+
 from .conftest import Call
 
 # Both players passed the first upcard 4d; the non-dealer drew and threw Tc, the dealer threw 7c.
+# No time budget, so that a slow moment of the machine cannot change the answers checked here.
 DRAW_STATE: dict[str, Any] = {
     "hand": "As 2s 3s 7h 7d Kd Qd Jd 5c 9h", "phase": "draw", "upcard": "4d",
-    "discard_pile": ["4d", "Tc", "7c"], "stock_count": 29, "opponent_discards": ["7c"],
+    "discard_pile": ["4d", "Tc", "7c"], "stock_count": 29, "opponent_discards": ["7c"], "time_budget_ms": None,
 }
 
 
@@ -63,9 +68,29 @@ def test_the_knock_margin_decides_between_knocking_and_playing_on(call: Call) ->
                 ).get_json()["action"] == eager["action"]
 
 
+def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.MonkeyPatch) -> None:
+    given: list[float] = []
+
+    def no_time(seconds: float) -> TimeBudget:  # a budget whose clock jumps past it at the first check
+        given.append(seconds)
+        reads = itertools.chain([0.0], itertools.repeat(seconds + 1))
+        return TimeBudget(seconds, clock=lambda: next(reads))
+
+    monkeypatch.setattr(hints, "TimeBudget", no_time)
+    state = {key: value for key, value in DRAW_STATE.items() if key != "time_budget_ms"}
+    rushed = call("POST", "/v1/hint", json=state).get_json()
+    assert given == [0.04] and rushed["time_budget_reached"] and rushed["samples"] == MIN_SAMPLES
+    assert call("POST", "/v1/hint", json={**state, "time_budget_ms": 250}).get_json()["time_budget_reached"]
+    assert given == [0.04, 0.25]
+    unhurried = call("POST", "/v1/hint", json=DRAW_STATE).get_json()
+    assert not unhurried["time_budget_reached"] and unhurried["samples"] == 24 and given == [0.04, 0.25]
+
+
 @pytest.mark.parametrize(
     ("change", "pointer", "fragment"),
     [
+        ({"time_budget_ms": 0}, "#/time_budget_ms", "greater than or equal to 1"),
+        ({"time_budget_ms": 2.5}, "#/time_budget_ms", "integer"),
         ({"knock_margin": -1}, "#/knock_margin", "greater than or equal to 0"),
         ({"knock_margin": "high"}, "#/knock_margin", "number"),
         ({"phase": "discard"}, "#/hand", "11 cards"),

@@ -20,11 +20,15 @@ from service.core.cards import ALL_CARDS, Card, Hand, card_bit, card_value, hand
 from service.core.game import IllegalMoveError, Table
 from service.core.hints import (
     DEFAULT_CONFIG,
+    MIN_SAMPLES,
     Action,
+    Alternative,
     EngineConfig,
     GameState,
+    Hint,
     HintStateError,
     Phase,
+    TimeBudget,
     check_state,
     hint,
     legal_actions,
@@ -221,6 +225,46 @@ def test_only_discards_close_to_the_best_are_scored_again() -> None:
     assert {a.action for a in ranked[:len(close)]} == close  # scored again, and ranked first
     for alternative in ranked[len(close):]:
         assert alternative.evaluation == ones[alternative.action]
+
+
+def stopwatch(free_reads: int) -> TimeBudget:
+    """A one-second budget whose clock reads 0 (the start and ``free_reads`` checks), then 10."""
+    reads = itertools.chain([0.0] * (1 + free_reads), itertools.repeat(10.0))
+    return TimeBudget(1.0, clock=lambda: next(reads))
+
+
+def test_a_budget_that_is_not_reached_changes_nothing() -> None:
+    for state, rules in STATES[::10]:
+        budgeted = hint(state, rules, seed=3, budget=TimeBudget(60.0))
+        assert budgeted == hint(state, rules, seed=3) and not budgeted.time_budget_reached
+
+
+def test_a_spent_budget_keeps_the_first_samples_and_one_draw_scores() -> None:
+    # Out of time from the first check on: the hint of MIN_SAMPLES samples (the same first draws of
+    # the seeded sampler) with no second look at any discard.
+    for state, rules in STATES[::10]:
+        rushed = hint(state, rules, seed=3, budget=stopwatch(0))
+        reduced = replace(DEFAULT_CONFIG, samples=MIN_SAMPLES, second_draw_margin=-1.0)
+        assert rushed == replace(hint(state, rules, seed=3, config=reduced), time_budget_reached=True)
+        assert rushed.samples == MIN_SAMPLES
+
+
+def test_a_budget_running_out_among_the_close_discards_stops_their_second_look() -> None:
+    state, rules = next((s, r) for s, r in STATES[40:] if s.phase == "discard")
+    config = EngineConfig(samples=0)  # no sampling: the first check of the clock is before a second look
+
+    def discards(advice: Hint) -> list[Alternative]:
+        return [a for a in advice.alternatives if a.action.type == "discard"]
+
+    one_ranked = discards(hint(state, rules, config=replace(config, second_draw_margin=-1.0)))
+    one = {a.action: a.evaluation for a in one_ranked}
+    full = {a.action: a.evaluation for a in discards(hint(state, rules, config=config))}
+    assert sum(full[action] != value for action, value in one.items()) > 1  # several get a second look
+    partial = hint(state, rules, config=config, budget=stopwatch(1))  # time for one
+    assert partial.time_budget_reached
+    first, *rest = discards(partial)
+    assert first.action == one_ranked[0].action and first.evaluation == full[first.action] != one[first.action]
+    assert [(a.action, a.evaluation) for a in rest] == [(a.action, a.evaluation) for a in one_ranked[1:]]
 
 
 def test_same_state_and_seed_give_the_same_hint() -> None:
