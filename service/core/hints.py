@@ -412,6 +412,7 @@ class _Context:
     second: dict[Hand, float] = field(default_factory=dict)
     threats: list[_Threat] = field(default_factory=list)
     defences: dict[int, tuple[float, float]] = field(default_factory=dict)
+    defenders: dict[tuple[tuple[Meld, ...], Hand], int] = field(default_factory=dict)
     limit: int = 0
     doubling: int = 1
     budget: TimeBudget | None = None
@@ -579,6 +580,15 @@ class _Context:
             return knock.expected_points > 0.0
         return knock.expected_points > self.config.knock_margin
 
+    def defender_deadwood(self, melds: tuple[Meld, ...], hand: Hand) -> int:
+        """The defender's least deadwood against a knock with ``melds`` (after its layoffs), memoised:
+        the knocks that discard different unmelded cards share their melds."""
+        key = melds, hand
+        found = self.defenders.get(key)
+        if found is None:
+            found = self.defenders[key] = best_defence(melds, hand).deadwood
+        return found
+
     def score_knock(self, action: Action, arrangement: Arrangement) -> _Knock:
         """Expected points of a knock (or gin) laid out as ``arrangement`` over the samples."""
         rules = self.rules
@@ -589,7 +599,7 @@ class _Context:
                 bonus = rules.big_gin_bonus if action.type == "big_gin" else rules.gin_bonus
                 points = (bonus or 0) + self.deadwood(hand)
             else:
-                theirs = best_defence(arrangement.melds, hand).deadwood
+                theirs = self.defender_deadwood(arrangement.melds, hand)
                 if mine < theirs:
                     points = theirs - mine
                 elif mine > theirs or rules.undercut_on_tie:

@@ -143,7 +143,7 @@ def min_deadwood(hand: Hand) -> int:
         return deadwood - (
             values[a & set_ranks] + values[b & set_ranks] + values[c & set_ranks] + values[d & set_ranks]
         )
-    return min(_runs_deadwood(hand & ~chosen) for chosen, _ in _set_choices(hand))
+    return min(_runs_deadwood(hand & ~chosen) for chosen in _set_masks(hand))
 
 
 def _runs_deadwood(hand: Hand) -> int:
@@ -160,6 +160,14 @@ def _runs_deadwood(hand: Hand) -> int:
 def _run_melds(hand: Hand) -> list[Meld]:
     """The maximal runs of a hand (each stretch of 3+ consecutive cards of a suit)."""
     return [segment << shift for shift in (0, 16, 32, 48) for segment in _LANE_SEGMENTS[hand >> shift & RANK_MASK]]
+
+
+def _set_masks(hand: Hand) -> list[Hand]:
+    """Every way to choose the hand's sets, as the cards they use; the first is 'no sets'."""
+    masks = [0]
+    for options in _sets_by_rank(hand):
+        masks += [used | option for used in masks for option in options]
+    return masks
 
 
 def _set_choices(hand: Hand) -> list[tuple[Hand, tuple[Meld, ...]]]:
