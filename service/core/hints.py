@@ -20,14 +20,14 @@ The samples give, per unseen card, the chance the opponent holds it (so the chan
 still in the stock), per discard its *safety* (the chance the opponent cannot meld it), its
 *threat* and the knock outcomes below. 24 samples keep the 99th percentile latency well inside
 50 ms.
+``model_opponent`` returns these beliefs for a state (``benchmarks/opponent_model.py`` scores them
+against the hands really held).
 
 *Time budget.* A hint given a ``TimeBudget`` stops sampling once the time is up (keeping at
 least ``MIN_SAMPLES``) and scores no more discards after two draws; the rest of the evaluation
 always runs, so a hint can overrun its budget by that much. ``Hint.time_budget_reached`` says
 whether anything was skipped. Without a budget, or when it is not reached, the same state, rules,
 seed and config always give the same hint.
-``model_opponent`` returns these beliefs for a state (``benchmarks/opponent_model.py`` scores them
-against the hands really held).
 
 *Ten-card hands* (after a discard) are scored by their expected least deadwood after one more
 stock draw and the best discard (``_Context.lookahead``): every unseen card is weighed by its
@@ -65,7 +65,7 @@ of knocks expected to win less scored more on average. Against players who wait 
 knocking a lower margin may be better; it has not been measured.
 
 Advice is always one of ``legal_actions``. The same state, rules, seed and config always give
-the same hint.
+the same hint, unless a time budget runs out (above).
 """
 
 from __future__ import annotations
