@@ -97,10 +97,14 @@ def invalid_input(messages: object, prefix: tuple[str | int, ...] = ()) -> dict[
     return problem_body(422, summary(errors), type_=INVALID_INPUT, errors=errors)
 
 
+def _allowed(error: HTTPException) -> str:
+    """A 405's allowed methods, sorted (Werkzeug's order varies from one process to another)."""
+    return ", ".join(sorted(getattr(error, "valid_methods", None) or ()))
+
+
 def _http_detail(error: HTTPException) -> str:
     if error.code == 405:
-        allowed = ", ".join(sorted(getattr(error, "valid_methods", None) or ()))
-        return f"{request.method} is not allowed on {request.path}; allowed: {allowed}"
+        return f"{request.method} is not allowed on {request.path}; allowed: {_allowed(error)}"
     if error.code == 404:
         return f"no resource at {request.path}; see /docs"
     if error.code == 413:
@@ -116,6 +120,8 @@ def handle_http_exception(error: HTTPException) -> Response:
     """Any Werkzeug error (404, 405, 413, ... and webargs' 400/422) as a problem, its headers kept."""
     status = error.code or 500
     headers = {k: v for k, v in error.get_headers() if k.lower() not in ("content-type", "content-length")}
+    if status == 405:
+        headers["Allow"] = _allowed(error)
     data = getattr(error, "data", None) or {}
     messages = data.get("messages")
     if status == 422 and isinstance(messages, Mapping):
