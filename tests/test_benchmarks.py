@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import opponent_model, selfplay
-from service.core.cards import hand_from_cards
-from service.core.hints import DEFAULT_CONFIG, GameState
+from benchmarks import opponent_model, oracle_parts, selfplay
+from service.core.cards import hand_from_cards, iter_cards
+from service.core.game import Table
+from service.core.hints import DEFAULT_CONFIG, GameState, _prepare, meld_partners
 from service.core.rules import resolve_rules
 
 
@@ -48,6 +49,24 @@ def test_the_oracle_engine_sees_the_opponents_hand(capsys: pytest.CaptureFixture
     assert shown and all(known == opponent and opponent.bit_count() == 10 for known, opponent in shown)
     selfplay.main(["--deals", "2", "--seed", "2", "--opponent", "baseline", "--oracle"])
     assert "with --oracle" in capsys.readouterr().out
+
+
+def test_oracle_parts_replace_only_the_named_part_by_the_truth(capsys: pytest.CaptureFixture[str]) -> None:
+    rules = resolve_rules()
+    table = Table.deal(rules, selfplay.shuffled_deck(1, 0), dealer=0)
+    table.play(selfplay.baseline_player(table.view(), rules, 0))  # past the first upcard
+    state, opponent = table.view(), table.hands[1 - table.to_move]
+    model = _prepare(state, rules, 5, DEFAULT_CONFIG, threats=True)
+    told = oracle_parts.revealing_prepare(frozenset({"meld"}), [opponent])(state, rules, 5, DEFAULT_CONFIG, True)
+    assert told.meld_chance == pytest.approx(dict.fromkeys(iter_cards(meld_partners(opponent)), 1.0))
+    assert told.meld_chance != model.meld_chance
+    assert told.samples == model.samples and told.threats == model.threats
+    told = oracle_parts.revealing_prepare(frozenset({"threat", "knock"}), [opponent])(
+        state, rules, 5, DEFAULT_CONFIG, True)
+    assert {hand for hand, _ in told.samples} == {opponent} and told.threats != model.threats
+    assert told.meld_chance == model.meld_chance
+    oracle_parts.main(["--deals", "1", "--seed", "2", "--part", "knock"])
+    assert "the truth told: knock" in capsys.readouterr().out
 
 
 def test_the_opponent_model_benchmark_prints_each_score(capsys: pytest.CaptureFixture[str]) -> None:
