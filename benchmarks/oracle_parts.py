@@ -19,7 +19,6 @@ private ``_prepare``: a diagnostic, not a way to play.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -34,6 +33,7 @@ from benchmarks.selfplay import (
     GameRecord,
     Player,
     Watcher,
+    load_saved,
     paired_report,
     play_deal,
     report,
@@ -104,11 +104,7 @@ def main(argv: list[str] | None = None) -> None:
         pairs = pool.map(play_pair, jobs, chunksize=4)
     print(report(pairs, "baseline"))
     if args.paired_with:
-        with open(args.paired_with, encoding="utf-8") as file:
-            saved = json.load(file)
-        if (saved["seed"], saved["opponent"], saved["preset"]) != (args.seed, "baseline", None):
-            raise SystemExit(f"{args.paired_with} holds other deals (seed, opponent or rules differ)")
-        print(paired_report(pairs, saved))
+        print(paired_report(pairs, load_saved(args.paired_with, args.seed, "baseline", None)))
     print(f"seed {args.seed}; the truth told: {', '.join(sorted(parts))}; {time.perf_counter() - started:.0f} s")
 
 

@@ -284,6 +284,15 @@ def paired_report(pairs: list[tuple[GameRecord, GameRecord]], saved: dict[str, o
             f"deal outcome (won +1, lost -1) {outcome:+.3f} +- {outcome_half:.3f} per deal (95% CI)")
 
 
+def load_saved(path: str, seed: int, opponent: str, preset: str | None) -> dict[str, object]:
+    """A run saved by ``--save``, which must hold the deals of ``seed`` against ``opponent`` under ``preset``."""
+    with open(path, encoding="utf-8") as file:
+        saved: dict[str, object] = json.load(file)
+    if (saved["seed"], saved["opponent"], saved["preset"]) != (seed, opponent, preset):
+        raise SystemExit(f"{path} holds other deals (seed, opponent or rules differ)")
+    return saved
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", type=int, default=200, help="duplicate deals (each played from both seats)")
@@ -318,11 +327,7 @@ def main(argv: list[str] | None = None) -> None:
             pairs = [play_pair(job) for job in jobs]
         print(report(pairs, opponent))
         if args.paired_with:
-            with open(args.paired_with, encoding="utf-8") as file:
-                saved = json.load(file)
-            if (saved["seed"], saved["opponent"], saved["preset"]) != (args.seed, opponent, args.preset):
-                raise SystemExit(f"{args.paired_with} holds other deals (seed, opponent or rules differ)")
-            print(paired_report(pairs, saved))
+            print(paired_report(pairs, load_saved(args.paired_with, args.seed, opponent, args.preset)))
         if args.save:
             with open(args.save, "w", encoding="utf-8") as file:
                 json.dump({"seed": args.seed, "opponent": opponent, "preset": args.preset, "engine": engine,
