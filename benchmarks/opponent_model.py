@@ -17,7 +17,10 @@ the opponent's true hand:
 Each score is set against a forecast that knows only how many cards are left in the stock: for
 each bucket of 6 stock counts, the mean truth of the states in it (fitted on the very states it
 is scored on, which flatters it a little). Lower is better; a model no better than that forecast
-has learnt nothing from the opponent's pickups and discards.
+has learnt nothing from the opponent's pickups and discards. Beside the model's own score is the
+score of its chances *rescaled*: mapped by the straight line that fits the truths best (least
+squares, on the same states, clipped to 0-1), which tells a model that ranks states well but is
+over- or under-confident from one that cannot tell them apart.
 
 ``selfplay.py --oracle`` measures what perfect knowledge of the opponent's hand is worth in play;
 this benchmark measures how far the model is from it.
@@ -109,14 +112,25 @@ def stock_only(items: list[Forecast]) -> list[tuple[float, float]]:
     return [(means[item.stock // BUCKET], item.truth) for item in items]
 
 
+def rescaled(items: list[Forecast]) -> list[tuple[float, float]]:
+    """The chances mapped by the least-squares line from chance to truth, clipped to 0-1."""
+    count = len(items)
+    mean_chance = sum(i.chance for i in items) / count
+    mean_truth = sum(i.truth for i in items) / count
+    spread = sum((i.chance - mean_chance) ** 2 for i in items)
+    slope = sum((i.chance - mean_chance) * (i.truth - mean_truth) for i in items) / spread if spread else 0.0
+    return [(min(1.0, max(0.0, mean_truth + slope * (i.chance - mean_chance))), i.truth) for i in items]
+
+
 def report(found: dict[str, list[Forecast]]) -> str:
-    """Each score of the model beside the stock-count-only forecast's."""
+    """Each score of the model, rescaled, and the stock-count-only forecast's."""
     lines = []
     for name, score in (("meld chance", brier), ("held", log_loss), ("next-turn knock", brier)):
         items = found[name]
         measure = "log loss" if score is log_loss else "Brier score"
-        lines.append(f"{name}: {measure} {score([(i.chance, i.truth) for i in items]):.4f}, stock count only "
-                     f"{score(stock_only(items)):.4f} ({len(items)} forecasts)")
+        lines.append(f"{name}: {measure} {score([(i.chance, i.truth) for i in items]):.4f}, rescaled "
+                     f"{score(rescaled(items)):.4f}, stock count only {score(stock_only(items)):.4f} "
+                     f"({len(items)} forecasts)")
     return "\n".join(lines)
 
 

@@ -74,14 +74,23 @@ def test_the_opponent_model_benchmark_prints_each_score(capsys: pytest.CaptureFi
     out = capsys.readouterr().out
     for name in ("meld chance", "held", "next-turn knock"):
         line = next(line for line in out.splitlines() if line.startswith(name))
-        model, stock_only = (float(x) for x in re.findall(r"(\d+\.\d+)", line)[:2])
-        assert 0 <= model < 5 and 0 <= stock_only < 5
+        model, rescaled, stock_only = (float(x) for x in re.findall(r"(\d+\.\d+)", line)[:3])
+        assert 0 <= model < 5 and 0 <= rescaled < 5 and 0 <= stock_only < 5
 
 
 def test_a_perfect_forecast_scores_zero_and_the_stock_only_forecast_is_the_bucket_mean() -> None:
     items = [opponent_model.Forecast(stock, chance, chance) for stock, chance in ((30, 0.0), (31, 1.0), (12, 0.25))]
     assert opponent_model.brier([(i.chance, i.truth) for i in items]) == 0
     assert opponent_model.stock_only(items) == [(0.5, 0.0), (0.5, 1.0), (0.25, 0.25)]
+
+
+def test_rescaling_fits_the_line_from_chance_to_truth() -> None:
+    halved = [opponent_model.Forecast(20, chance, chance / 2 + 0.1) for chance in (0.0, 0.2, 0.6, 1.0)]
+    assert [c for c, _ in opponent_model.rescaled(halved)] == pytest.approx([i.truth for i in halved])
+    steep = [opponent_model.Forecast(20, chance, truth) for chance, truth in ((0.4, 0.0), (0.6, 1.0), (0.8, 1.0))]
+    assert [c for c, _ in opponent_model.rescaled(steep)] == pytest.approx([1 / 6, 2 / 3, 1.0])  # 7 / 6, clipped
+    flat = [opponent_model.Forecast(20, 0.3, truth) for truth in (0.0, 1.0)]
+    assert opponent_model.rescaled(flat) == [(0.5, 0.0), (0.5, 1.0)]
 
 
 def test_the_service_without_analysis_keeps_its_http_layer() -> None:
