@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import opponent_model, oracle_parts, selfplay
-from service.core.cards import hand_from_cards, iter_cards
+from service.core.cards import FULL_DECK, hand_from_cards, iter_cards
 from service.core.game import Table
 from service.core.hints import DEFAULT_CONFIG, GameState, _prepare, meld_partners
 from service.core.rules import resolve_rules
@@ -66,7 +66,26 @@ def test_oracle_parts_replace_only_the_named_part_by_the_truth(capsys: pytest.Ca
     assert {hand for hand, _ in told.samples} == {opponent} and told.threats != model.threats
     assert told.meld_chance == model.meld_chance
     oracle_parts.main(["--deals", "1", "--seed", "2", "--part", "knock"])
-    assert "the truth told: knock" in capsys.readouterr().out
+    assert "the truth told: knock, share 1" in capsys.readouterr().out
+
+
+def test_a_share_of_the_truth_mixes_it_with_the_models_beliefs() -> None:
+    rules = resolve_rules()
+    table = Table.deal(rules, selfplay.shuffled_deck(1, 0), dealer=0)
+    table.play(selfplay.baseline_player(table.view(), rules, 0))
+    state, opponent = table.view(), table.hands[1 - table.to_move]
+    model = _prepare(state, rules, 5, DEFAULT_CONFIG, threats=True)
+    told = oracle_parts.revealing_prepare(frozenset({"meld", "threat", "knock"}), [opponent], share=0.25)(
+        state, rules, 5, DEFAULT_CONFIG, True)
+    partners = meld_partners(opponent)
+    for card in iter_cards(FULL_DECK):
+        expected = 0.75 * model.meld_chance.get(card, 0.0) + 0.25 * (partners >> card & 1)
+        assert told.meld_chance.get(card, 0.0) == pytest.approx(expected)
+    assert told.samples[:len(model.samples)] == [(hand, 0.75 * weight) for hand, weight in model.samples]
+    assert sum(w for hand, w in told.samples if hand == opponent) == pytest.approx(
+        0.25 + 0.75 * sum(w for hand, w in model.samples if hand == opponent))
+    assert [t.weight for t in told.threats[:len(model.threats)]] == [0.75 * t.weight for t in model.threats]
+    assert sum(t.weight for t in told.threats) == pytest.approx(1.0)
 
 
 def test_the_opponent_model_benchmark_prints_each_score(capsys: pytest.CaptureFixture[str]) -> None:
