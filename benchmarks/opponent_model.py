@@ -34,6 +34,7 @@ import os
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing import Pool
 
@@ -122,11 +123,13 @@ def rescaled(items: list[Forecast]) -> list[tuple[float, float]]:
     return [(min(1.0, max(0.0, mean_truth + slope * (i.chance - mean_chance))), i.truth) for i in items]
 
 
-def report(found: dict[str, list[Forecast]]) -> str:
-    """Each score of the model, rescaled, and the stock-count-only forecast's."""
+def report(found: dict[str, list[Forecast]], names: Sequence[str] = ("meld chance", "held", "next-turn knock")) -> str:
+    """Each score of the forecasts ``names``, rescaled, and the stock-count-only forecast's
+    (held chances by log loss, the others by Brier score)."""
     lines = []
-    for name, score in (("meld chance", brier), ("held", log_loss), ("next-turn knock", brier)):
+    for name in names:
         items = found[name]
+        score = log_loss if name.startswith("held") else brier
         measure = "log loss" if score is log_loss else "Brier score"
         lines.append(f"{name}: {measure} {score([(i.chance, i.truth) for i in items]):.4f}, rescaled "
                      f"{score(rescaled(items)):.4f}, stock count only {score(stock_only(items)):.4f} "

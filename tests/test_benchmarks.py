@@ -6,12 +6,13 @@ the oracle and the opponent-model scores mean what they say.
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
 import pytest
 
-from benchmarks import opponent_model, oracle_parts, selfplay
+from benchmarks import opponent_model, oracle_parts, posterior, selfplay
 from service.core.cards import FULL_DECK, hand_from_cards, iter_cards
 from service.core.game import Table
 from service.core.hints import DEFAULT_CONFIG, GameState, _prepare, meld_partners
@@ -128,3 +129,56 @@ def test_the_service_without_analysis_keeps_its_http_layer() -> None:
         assert refused.status_code == 422 and refused.content_type == "application/problem+json"
     finally:
         hands.analyze = analyze
+
+
+def _recorded_game(deals: int, seed: int) -> tuple[list[posterior.Turn], list[int], Table, GameState]:
+    """A game of the engine against the recorded baseline, stopped at the engine's ``deals``-th discard:
+    the baseline's turns, the cards it was dealt and then drew from the stock, the table and the engine's state."""
+    rules = resolve_rules()
+    table = Table.deal(rules, selfplay.shuffled_deck(seed, 0), dealer=0)
+    turns: list[posterior.Turn] = []
+    baseline, engine = posterior.recording(selfplay.baseline_player, turns), selfplay.engine_player(DEFAULT_CONFIG)
+    cards = list(iter_cards(table.hands[1]))
+    while True:
+        state = table.view()
+        if table.to_move == 0:
+            if state.phase == "discard":
+                deals -= 1
+                if not deals:
+                    return turns, cards, table, state
+            table.play(engine(state, rules, 0))
+        else:
+            action = baseline(state, rules, 0)
+            if action.type == "draw_stock":
+                cards.append(table.stock[-1])
+            table.play(action)
+
+
+def test_the_history_replays_the_opponents_real_game_as_the_baseline_would_play_it() -> None:
+    turns, cards, table, _ = _recorded_game(6, seed=3)
+    history = posterior.History(turns, resolve_rules(), slip=0.01)
+    assert history.replay(cards) == (0.0, table.hands[1])  # every recorded move is the one the baseline makes
+    assert posterior.true_cards(turns) == cards
+    assert posterior.own_discards(turns) and set(posterior.own_discards(turns)) <= set(cards)
+    misplayed = cards[:10] + cards[11:] + cards[10:11]  # its stock draws in another order
+    assert history.replay(misplayed)[0] < 0
+
+
+def test_without_evidence_the_posterior_holds_each_unseen_card_alike() -> None:
+    turns, _, table, state = _recorded_game(5, seed=4)
+    seen = hand_from_cards(state.hand + state.discard_pile + state.opponent_discards + state.opponent_hand_known)
+    unseen = list(iter_cards(FULL_DECK & ~seen))
+    history = posterior.History(turns, resolve_rules(), slip=1.0)  # every move as likely as the baseline's own
+    hands = posterior.sample_hands(history, unseen + posterior.own_discards(turns), random.Random(1), 12_000, 1000, 22)
+    known = hand_from_cards(state.opponent_hand_known)
+    assert all(hand.bit_count() == 10 and hand & known == known and not hand & seen & ~known for hand in hands)
+    share = (10 - known.bit_count()) / len(unseen)
+    held = [sum(hand >> card & 1 for hand in hands) / len(hands) for card in unseen]
+    assert sum(abs(chance - share) for chance in held) / len(held) < 0.035  # 0.021 measured; 0.13 with the evidence
+    assert table.hands[1] & ~known & ~seen  # the test state has hidden cards to spread
+
+
+def test_the_posterior_benchmark_prints_both_models(capsys: pytest.CaptureFixture[str]) -> None:
+    posterior.main(["--deals", "1", "--seed", "2", "--workers", "1", "--steps", "300"])
+    out = capsys.readouterr().out
+    assert "meld chance, posterior: Brier score" in out and "held, engine: log loss" in out
