@@ -199,7 +199,9 @@ def posterior_forecasts(state: GameState, opponent: int, turns: list[Turn], rule
     seen = hand_from_cards(state.hand + state.discard_pile + state.opponent_discards + state.opponent_hand_known)
     unseen = list(iter_cards(FULL_DECK & ~seen))
     history = History(list(turns), rules, options.slip)
-    start = true_cards(history.turns) if options.start == "truth" else None
+    start = None
+    if options.start == "truth":  # before the opponent's first move, its hand is the one it was dealt
+        start = true_cards(history.turns) if history.turns else list(iter_cards(opponent))
     hands = sample_hands(history, unseen + own_discards(history.turns), random.Random(seed), options.steps,
                          options.burn, options.thin, start)
     share = 1 / len(hands)

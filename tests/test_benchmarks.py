@@ -6,6 +6,7 @@ the oracle and the opponent-model scores mean what they say.
 
 from __future__ import annotations
 
+import argparse
 import random
 import re
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from benchmarks import opponent_model, oracle_parts, posterior, selfplay
 from service.core.cards import FULL_DECK, hand_from_cards, iter_cards
 from service.core.game import Table
-from service.core.hints import DEFAULT_CONFIG, GameState, _prepare, meld_partners
+from service.core.hints import DEFAULT_CONFIG, Action, GameState, _prepare, meld_partners
 from service.core.rules import resolve_rules
 
 
@@ -182,3 +183,21 @@ def test_the_posterior_benchmark_prints_both_models(capsys: pytest.CaptureFixtur
     posterior.main(["--deals", "1", "--seed", "2", "--workers", "1", "--steps", "300"])
     out = capsys.readouterr().out
     assert "meld chance, posterior: Brier score" in out and "held, engine: log loss" in out
+
+
+def test_a_chain_started_at_the_truth_before_the_opponent_moved_starts_at_its_dealt_hand(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = resolve_rules()
+    table = Table.deal(rules, selfplay.shuffled_deck(1, 0), dealer=0)
+    table.play(Action("take_upcard"))  # the non-dealer takes the first upcard: its discard comes first
+    opponent = table.hands[0]
+    starts: list[list[int] | None] = []
+
+    def sample_hands(*args: object) -> list[int]:
+        starts.append(args[-1])  # type: ignore[arg-type]
+        return [opponent]
+
+    monkeypatch.setattr(posterior, "sample_hands", sample_hands)
+    options = argparse.Namespace(slip=0.01, steps=10, burn=0, thin=1, start="truth")
+    posterior.posterior_forecasts(table.view(), opponent, [], rules, 0, options)
+    assert starts == [list(iter_cards(opponent))]
