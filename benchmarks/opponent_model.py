@@ -23,7 +23,7 @@ squares, on the same states, clipped to 0-1), which tells a model that ranks sta
 over- or under-confident from one that cannot tell them apart.
 
 ``selfplay.py --oracle`` measures what perfect knowledge of the opponent's hand is worth in play;
-this benchmark measures how far the model is from it.
+this benchmark measures how far the model is from it, and ``posterior.py`` how close any model could get.
 """
 
 from __future__ import annotations
