@@ -457,6 +457,16 @@ def test_the_table_rejects_illegal_moves() -> None:
     table.play(Action("pass"))
     assert table.legal_actions() == [Action("draw_stock")]
     assert table.view().discard_pile == (table.upcard,)
+    with pytest.raises(ValueError, match="each of the 52 cards once"):
+        Table.deal(Rules(), list(range(52)))  # card ints are not 0-51 (each suit has a lane of 16)
+
+
+def test_a_finished_hand_takes_no_more_moves() -> None:
+    table = Table.shuffled(Rules(), random.Random(5))
+    while not table.over:
+        table.play(table.legal_actions()[-1])  # knock, gin or big gin whenever allowed, else the last discard
+    with pytest.raises(IllegalMoveError, match="the hand is over"):
+        table.play(Action("draw_stock"))
 
 
 def test_sheds_deadwood_when_the_opponent_is_close_to_knocking() -> None:

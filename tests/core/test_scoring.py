@@ -193,3 +193,36 @@ def test_an_eleven_card_knock_scores_as_the_ten_left_after_the_discard() -> None
     assert (
         score_round(drawn, defender, allowed, discard=parse_card("Kh"), drawn_from_discard=parse_card("Kh")).points == 2
     )
+
+
+DEFENDER = "9s 9h 9d Jc Qc Kc 5c 2d Ah 2c"
+BIG_GIN = "As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h"
+
+
+@pytest.mark.parametrize(
+    ("knocker", "defender", "discard", "melds", "error", "message"),
+    [
+        (KNOCKER, "9s 9h 9d Jc Qc Kc 5c 2d Ah 8d", None, None, CardError, "8d is in both hands"),
+        (KNOCKER, "9s 9h 9d Jc Qc Kc 5c 2d Ah", None, None, CardError, "the defender holds 10 cards, got 9"),
+        ("As 2s 3s 4h 5h 6h 7c 7d 7s", DEFENDER, None, None, CardError, "the knocker holds 10 cards (11 with a"),
+        (KNOCKER, DEFENDER, "8d", None, CardError, "a discard is given only with an 11-card knocker"),
+        (KNOCKER + " Kh", DEFENDER, None, None, IllegalKnockError, "but 18 deadwood is left: give the discard"),
+        (BIG_GIN, DEFENDER, None, ["As 2s 3s 4s", "4h 5h 6h", "7c 7d 7s"], IllegalKnockError,
+         "big gin needs all 11 cards melded"),
+        (KNOCKER, DEFENDER, None, ["As 2s 3s", "4h 5h 6h"], IllegalKnockError,
+         "the knocker's deadwood is 29, above the knock limit of 10"),
+        (KNOCKER, DEFENDER, None, ["As 2s 3s", "2s 3s 4s"], CardError, "2s is in more than one knocker meld"),
+    ],
+)
+def test_impossible_rounds_are_refused_with_the_reason(
+    knocker: str, defender: str, discard: str | None, melds: list[str] | None, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as raised:
+        score_round(
+            parse_hand(knocker),
+            parse_hand(defender),
+            Rules(),
+            knocker_melds=None if melds is None else [parse_hand(meld) for meld in melds],
+            discard=None if discard is None else parse_card(discard),
+        )
+    assert message in str(raised.value)
