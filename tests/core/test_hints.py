@@ -350,6 +350,8 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
         ({"phase": "first_upcard", "stock_count": 31}, "discard_pile", "only the upcard"),
         ({"opponent_hand_known": cards("2h 3h 4h 5h 6h 8h 9c Tc Jc Qc Kc"), "stock_count": 30},
          "opponent_hand_known", "10 cards"),
+        ({"discard_pile": (), "upcard": None, "opponent_discards": (), "stock_count": 32}, "discard_pile",
+         "at least the last discard"),
     ],
 )
 def test_impossible_states_name_the_field(changes: dict[str, object], field: str, words: str) -> None:
@@ -420,6 +422,11 @@ def test_big_gin_only_where_it_is_played() -> None:
     state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s 7h 8h"), "discard", pile=10)
     assert hint(state, resolve_rules("online")).action == Action("big_gin")
     assert hint(state, resolve_rules("standard")).action.type == "gin"
+    for preset in ("online", "standard"):
+        moves = legal_actions(state, resolve_rules(preset))
+        assert sorted(map(str, moves)) == sorted(str(m) for m in every_move(state)
+                                                 if is_legal(state, resolve_rules(preset), m))
+    assert Action("big_gin") in legal_actions(state, resolve_rules("online"))
 
 
 def test_knocks_at_the_stock_end_rather_than_draw() -> None:
@@ -571,3 +578,14 @@ def test_the_opponent_model_is_the_one_behind_the_hint(index: int) -> None:
         if alternative.action.type == "discard":
             assert alternative.action.card is not None and alternative.safety is not None
             assert alternative.safety == pytest.approx(1 - model.meld_chance.get(alternative.action.card, 0.0))
+
+
+def test_a_knock_against_an_equal_count_scores_by_the_tie_rule() -> None:
+    # The opponent's hand is known in full: 8 deadwood (2d Ah 5c), as our knock discarding Kh.
+    hand = cards("As 2s 3s 4h 5h 6h 7c 7d 7s 8d Kh")
+    state = situation(hand, "discard", pile=5, opponent_hand_known=cards("9s 9h 9d Tc Jc Qc Kc 2d Ah 5c"))
+    knock = Action("knock", parse_card("Kh"))
+    for rules, points in ((Rules(), -25.0), (Rules(undercut_on_tie=False), 0.0)):
+        scored = {a.action: a for a in hint(state, rules).alternatives}[knock]
+        assert scored.expected_points == pytest.approx(points)
+        assert scored.undercut_risk == pytest.approx(1.0 if points else 0.0)
