@@ -11,6 +11,9 @@ from flask import Flask
 
 from service import __version__, create_app
 from service.config import load_config
+from service.core.cards import CardError
+from service.core.rules import RulesError
+from service.core.scoring import GameError
 from service.errors import PROBLEM_MEDIA_TYPE
 
 from .conftest import Call
@@ -89,6 +92,28 @@ def test_unexpected_error_is_a_500_that_leaks_nothing(caplog: pytest.LogCaptureF
     assert "secret" not in response.get_data(as_text=True)
     assert body["detail"] == "the server could not answer this request; the failure has been logged"
     assert "secret internals" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (CardError("duplicate card As", card="As"), {"detail": "duplicate card As"}),
+        (RulesError("knock_limit", "must be 0 to 10"),
+         {"detail": "rules/knock_limit: must be 0 to 10",
+          "errors": [{"pointer": "#/rules/knock_limit", "detail": "must be 0 to 10"}]}),
+        (GameError(3, "the knocker has 12 deadwood"), {"detail": "hand 3: the knocker has 12 deadwood"}),
+    ],
+)
+def test_a_core_error_that_escapes_a_view_is_a_422_not_a_500(error: Exception, expected: dict[str, Any]) -> None:
+    # The views validate before they call the core; this is the net under them.
+    app = create_app()
+
+    @app.get("/escaped")
+    def escaped() -> str:
+        raise error
+
+    body = _problem(app.test_client().get("/escaped"), 422)
+    assert {key: body[key] for key in expected} == expected
 
 
 def test_unknown_body_field_is_named(call: Call) -> None:
