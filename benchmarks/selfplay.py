@@ -14,6 +14,10 @@ the other (duplicate play), so the luck of the cards cancels. The opponents:
   first; knock (or go gin) as soon as the rules allow.
 * ``lookahead`` - an earlier version of the engine: the same look-ahead, but no opponent model
   (no safety, no knock timing: it knocks whenever it may).
+* ``engine`` - the engine itself with the defaults, changed by ``--opponent-set KNOB=VALUE``: one
+  configuration against another, e.g. a knock margin against an opponent as patient as the engine
+  (not part of ``all``). Against its very own configuration every deal is drawn: the two hands of
+  a deal are the same game with the seats swapped.
 
 Reported, each with a 95% confidence interval that treats each duplicate deal as one sample:
 
@@ -178,14 +182,28 @@ def with_opponent_hand(state: GameState, opponent: int) -> GameState:
     return replace(state, opponent_hand_known=tuple(hand_cards(opponent)))
 
 
-def play_pair(job: tuple[int, int, str, str | None, EngineConfig, bool, int | None]
-              ) -> tuple[GameRecord, GameRecord]:
+@dataclass(frozen=True)
+class Job:
+    """One duplicate deal to play: deal ``index`` of ``seed``, the engine against ``opponent``
+    (with ``opponent_config`` when that is ``engine``)."""
+
+    index: int
+    seed: int
+    opponent: str
+    preset: str | None
+    config: EngineConfig
+    oracle: bool = False
+    budget_ms: int | None = None
+    opponent_config: EngineConfig = DEFAULT_CONFIG
+
+
+def play_pair(job: Job) -> tuple[GameRecord, GameRecord]:
     """Deal ``index`` of ``seed`` from both seats."""
-    index, seed, opponent, preset, config, oracle, budget_ms = job
-    rules = resolve_rules(preset)
+    index, seed, oracle = job.index, job.seed, job.oracle
+    rules = resolve_rules(job.preset)
     deck = shuffled_deck(seed, index)
-    engine = engine_player(config, budget_ms)
-    other = OPPONENTS[opponent]
+    engine = engine_player(job.config, job.budget_ms)
+    other = engine_player(job.opponent_config) if job.opponent == "engine" else OPPONENTS[job.opponent]
     pair_seed = seed * 100_003 + index
     first = play_deal(deck, rules, (engine, other), 0, pair_seed, oracle)
     second = play_deal(deck, rules, (other, engine), 1, pair_seed, oracle)
@@ -298,8 +316,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", type=int, default=200, help="duplicate deals (each played from both seats)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--opponent", choices=[*sorted(OPPONENTS), "all"], default="all",
-                        help="who the engine plays (default: each opponent in turn)")
+    parser.add_argument("--opponent", choices=[*sorted(OPPONENTS), "engine", "all"], default="all",
+                        help="who the engine plays (default: baseline and lookahead in turn)")
+    parser.add_argument("--opponent-set", action="append", default=[], metavar="KNOB=VALUE",
+                        help="config override of the engine opponent, e.g. --opponent-set knock_margin=10")
     parser.add_argument("--preset", default=None, help="rules preset (default rules if omitted)")
     parser.add_argument("--workers", type=int, default=1, help="processes (latency is cleanest with 1)")
     parser.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
@@ -313,13 +333,17 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if (args.save or args.paired_with) and args.opponent == "all":
         parser.error("--save and --paired-with need one --opponent")
-    config = configured(args.set)
+    if args.opponent_set and args.opponent != "engine":
+        parser.error("--opponent-set needs --opponent engine")
+    config, opponent_config = configured(args.set), configured(args.opponent_set)
     engine = f"{config}{' with --oracle' if args.oracle else ''}"
     if args.time_budget is not None:
         engine += f", time budget {args.time_budget} ms"
     for opponent in sorted(OPPONENTS) if args.opponent == "all" else [args.opponent]:
-        jobs = [(i, args.seed, opponent, args.preset, config, args.oracle, args.time_budget)
+        jobs = [Job(i, args.seed, opponent, args.preset, config, args.oracle, args.time_budget, opponent_config)
                 for i in range(args.deals)]
+        if opponent == "engine":
+            opponent = f"engine({', '.join(args.opponent_set) or 'defaults'})"
         started = time.perf_counter()
         if args.workers > 1:
             with Pool(args.workers) as pool:

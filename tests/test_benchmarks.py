@@ -30,6 +30,19 @@ def test_selfplay_reports_and_pairs_runs(tmp_path: Path, capsys: pytest.CaptureF
     assert "over the same 3 deals (0 deals differ)" in out  # same deals, same engine: same play
 
 
+def test_the_engine_plays_another_configuration_of_itself(capsys: pytest.CaptureFixture[str]) -> None:
+    selfplay.main(["--deals", "2", "--seed", "4", "--opponent", "engine"])
+    same = capsys.readouterr().out
+    assert "opponent: engine(defaults)" in same
+    assert "engine won 0, lost 0, drawn 2" in same  # the same play from both seats cancels exactly
+    selfplay.main(["--deals", "2", "--seed", "4", "--opponent", "engine", "--opponent-set", "knock_margin=0"])
+    other = capsys.readouterr().out
+    assert "opponent: engine(knock_margin=0)" in other
+    assert "engine won 0, lost 0, drawn 2" not in other
+    with pytest.raises(SystemExit):
+        selfplay.main(["--opponent", "baseline", "--opponent-set", "knock_margin=0"])
+
+
 def test_deals_are_told_apart_by_the_results_of_their_two_hands() -> None:
     def deal(first: int, second: int) -> tuple[selfplay.GameRecord, selfplay.GameRecord]:
         return selfplay.GameRecord(first, "", ()), selfplay.GameRecord(second, "", ())
