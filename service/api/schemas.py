@@ -246,9 +246,10 @@ class HintRequest(Schema):
     knock_margin = fields.Float(allow_nan=False, load_default=DEFAULT_CONFIG.knock_margin,
                                 validate=validate.Range(0, 200), metadata={
         "description": "Knock only when the knock's expected points exceed this (gin and big gin are always "
-        "taken, and any winning knock when the stock is at its end). The default, measured best against "
-        "players who knock as soon as they may, plays on for gin or an undercut; 0 knocks whenever a knock "
-        "is expected to win."})
+        "taken, and any winning knock when the stock is at its end). Above 0 the engine plays on for gin or "
+        "an undercut instead of smaller knocks. In self-play the default lost nothing measurable against a "
+        "player who knocks as soon as it may, and beat higher margins against one who waits (the engine "
+        "itself), against whom 10 to 15 did better still. 0 knocks whenever a knock is expected to win."})
     time_budget_ms = fields.Integer(strict=True, allow_none=True, load_default=HINT_TIME_BUDGET_MS,
                                     validate=validate.Range(1, 1000), metadata={
         "description": "Milliseconds the engine may spend before it skips optional work (opponent samples beyond "

@@ -59,9 +59,9 @@ KNOCK_STATE = {**DRAW_STATE, "phase": "discard", "hand": "As 2s 3s 7h 7d 7c Kd Q
 def test_the_knock_margin_decides_between_knocking_and_playing_on(call: Call) -> None:
     patient = call("POST", "/v1/hint", json=KNOCK_STATE).get_json()
     knock = next(a for a in patient["alternatives"] if a["action"] == {"type": "knock", "card": "9h"})
-    assert 0 < knock["expected_points"] < 30
+    assert 0 < knock["expected_points"] < 20
     assert patient["action"] == {"type": "discard", "card": "9h"}
-    assert "less than the 30 points" in patient["reason"]
+    assert "less than the 20 points" in patient["reason"]
     eager = call("POST", "/v1/hint", json={**KNOCK_STATE, "knock_margin": 0}).get_json()
     assert eager["action"] == {"type": "knock", "card": "9h"}
     assert call("POST", "/v1/hint", json={**KNOCK_STATE, "knock_margin": knock["expected_points"] - 1}
