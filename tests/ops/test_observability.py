@@ -189,3 +189,30 @@ print(app.test_client().get("/metrics").status_code)
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert run.stdout.splitlines()[-1] == "500"
     assert "made before PROMETHEUS_MULTIPROC_DIR was set" in run.stderr
+
+
+def test_an_exception_that_escapes_flask_is_counted_logged_and_leaves_nothing_in_progress(
+    logged: LogReader,
+) -> None:
+    """With exceptions propagated (as in testing), the middleware still answers for the request:
+    a 500 in the counts and the log, and the in-progress gauge back where it was. (Its route is
+    "unmatched": Flask has dropped its request by then; served, Flask answers the 500 itself.)"""
+    app = Flask("propagating")
+    app.config["PROPAGATE_EXCEPTIONS"] = True
+    observability.init_app(app)
+
+    @app.get("/boom")
+    def boom() -> str:
+        raise RuntimeError("boom")
+
+    client = app.test_client()
+    labels = {"method": "GET", "endpoint": "unmatched", "status": "500"}
+    before = sample(client, "http_requests_total", **labels)
+    in_progress = sample(client, "http_requests_in_progress")
+    logged()
+    with pytest.raises(RuntimeError, match="boom"):
+        client.get("/boom", headers={"X-Request-ID": "boom-1"})
+    [line] = logged()
+    assert (line["request_id"], line["status"], line["path"]) == ("boom-1", 500, "/boom")
+    assert sample(client, "http_requests_total", **labels) == before + 1
+    assert sample(client, "http_requests_in_progress") == in_progress
