@@ -3,7 +3,8 @@ request, and a request id on every response.
 
 Wiring:
 
-- ``create_app`` calls ``init_app(app)``: it adds ``GET /metrics`` and wraps the WSGI app in ``RequestObserver``.
+- ``create_app`` calls ``init_app(app)``: it adds ``GET /metrics`` and wraps the WSGI app in
+  ``RequestObserver``.
 - ``gunicorn_conf.py`` exposes ``on_starting``, ``child_exit`` and ``on_exit`` as its hooks of
   those names.
 
