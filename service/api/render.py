@@ -120,6 +120,7 @@ def game_score(hands: Sequence[HandRecord], result: GameResult) -> JSON:
         "shutout": result.shutout,
         "final_scores": list(result.final_scores),
         "settlement": result.settlement,
+        "payer": result.payer,
     }
 
 

@@ -16,7 +16,7 @@ from ..core.hints import DEFAULT_CONFIG, MIN_SAMPLES, PHASES, ActionType
 from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
-from ..core.scoring import HandRecord
+from ..core.scoring import HandRecord, check_drawn_from_discard
 from .fields import CardField, CardsField, RulesField, load_rules
 
 HAND_SIZES = (10, 11)
@@ -126,6 +126,12 @@ class RoundScoreRequest(Schema):
         if knocker & defender:
             raise ValidationError(f"{_first_card(knocker & defender)} is in both hands", "defender")
         knock_limit_for(rules, upcard)
+        taken = data.get("drawn_from_discard")
+        if taken is not None:
+            try:
+                check_drawn_from_discard(knocker, defender, taken, rules)
+            except CardError as error:
+                raise _at("drawn_from_discard", error) from None
         if discard is not None:
             if knocker.bit_count() != 11:
                 raise ValidationError("a discard is given only with an 11-card knocker", "discard")
@@ -420,7 +426,12 @@ class GameScore(Schema):
     game_bonus = fields.Integer(required=True)
     shutout = fields.Boolean(required=True)
     final_scores = fields.List(fields.Integer(), required=True, metadata={"description": "Totals with every bonus."})
-    settlement = fields.Integer(required=True, metadata={"description": "What the loser pays the winner."})
+    settlement = fields.Integer(required=True, validate=validate.Range(0), metadata={
+        "description": "What `payer` pays the other side once the game is complete: the difference between the "
+        "final scores (0 before then)."})
+    payer = fields.Integer(required=True, allow_none=True, validate=validate.OneOf([0, 1]), metadata={
+        "description": "The side with the lower final score, which pays `settlement` (with box bonuses this can "
+        "be the game's winner); null while the game is not complete or when the final scores are equal."})
 
 
 class RuleParameterInfo(Schema):

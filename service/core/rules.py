@@ -132,9 +132,10 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "gra",
-            Rules(big_gin_bonus=None, discard_pickup_allowed=True),
+            Rules(big_gin_bonus=None, discard_pickup_allowed=True, shutout="double_score"),
             "seed 003 variations",
-            "Gin, undercut and box 25; the card taken from the pile may be discarded at once.",
+            "Gin, undercut and box 25; the card taken from the pile may be discarded at once; a shutout "
+            "doubles the winner's whole score.",
         ),
         Preset(
             "oklahoma",

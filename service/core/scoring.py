@@ -93,6 +93,21 @@ def knocker_choice(knocker: Hand, defender: Hand, rules: Rules, limit: int) -> t
     return best
 
 
+def check_drawn_from_discard(knocker: Hand, defender: Hand, card: Card, rules: Rules) -> None:
+    """Raise CardError unless the knocker could have taken ``card`` from the pile this turn.
+
+    It is among the knocker's cards as given (the 11 with the discard, or the 10 kept); with
+    10 given, it may instead have been the discard when the rules allow discarding it at once.
+    """
+    if knocker >> card & 1:
+        return
+    name = format_card(card)
+    if defender >> card & 1:
+        raise CardError(f"{name} is in the defender's hand, so the knocker did not take it this turn", card=name)
+    if hand_size(knocker) == 11 or not rules.discard_pickup_allowed:
+        raise CardError(f"{name} was taken from the pile this turn, so it must be among the knocker's cards", card=name)
+
+
 def score_round(
     knocker: Hand,
     defender: Hand,
@@ -108,6 +123,8 @@ def score_round(
         raise CardError(f"{card} is in both hands", card=card)
     if hand_size(defender) != 10:
         raise CardError(f"the defender holds 10 cards, got {hand_size(defender)}")
+    if drawn_from_discard is not None:
+        check_drawn_from_discard(knocker, defender, drawn_from_discard, rules)
     limit = knock_limit(rules, upcard)
     size = hand_size(knocker)
     big_gin = size == 11 and discard is None
@@ -169,7 +186,11 @@ class HandRecord:
 
 @dataclass(frozen=True)
 class GameResult:
-    """Running totals after each hand and, once the target is reached, the bonuses and settlement."""
+    """Running totals after each hand and, once the target is reached, the bonuses and settlement.
+
+    The side with the lower final total (``payer``, None when nothing is owed) pays the difference,
+    ``settlement``, to the other: with box bonuses that can be the side that won the game.
+    """
 
     running_totals: tuple[tuple[int, int], ...]
     hands_won: tuple[int, int]
@@ -181,6 +202,7 @@ class GameResult:
     shutout: bool
     final_scores: tuple[int, int]
     settlement: int
+    payer: int | None
 
 
 class GameError(ValueError):
@@ -215,7 +237,7 @@ def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
     if winner is None:
         final = (totals[0] + box_points[0], totals[1] + box_points[1])
         return GameResult(
-            tuple(running), (won[0], won[1]), (boxes[0], boxes[1]), False, None, 0, box_points, False, final, 0
+            tuple(running), (won[0], won[1]), (boxes[0], boxes[1]), False, None, 0, box_points, False, final, 0, None
         )
     loser = 1 - winner
     shutout = totals[loser] == 0 and rules.shutout != "none"
@@ -235,7 +257,8 @@ def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
         box_points,
         shutout,
         final,
-        scores[winner] - scores[loser],
+        abs(scores[0] - scores[1]),
+        None if scores[0] == scores[1] else 0 if scores[0] < scores[1] else 1,
     )
 
 

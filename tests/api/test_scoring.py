@@ -112,12 +112,25 @@ def test_oklahoma_spade_upcard_doubles(call: Call) -> None:
         ({"knocker": KNOCKER, "defender": DEFENDER, "rules": "oklahoma"}, "#/upcard", "first upcard"),
         ({"knocker": KNOCKER, "defender": DEFENDER, "knocker_melds": [["4s", "5s", "6s"]]}, "#/knocker_melds",
          "not in the knocker's hand"),
+        ({"knocker": KNOCKER, "defender": DEFENDER, "drawn_from_discard": "Tc"}, "#/drawn_from_discard",
+         "Tc is in the defender's hand"),
+        ({"knocker": KNOCKER, "defender": DEFENDER, "drawn_from_discard": "8d"}, "#/drawn_from_discard",
+         "must be among the knocker's cards"),
+        ({"knocker": KNOCKER + " 9s", "defender": DEFENDER, "discard": "9s", "drawn_from_discard": "8d",
+          "rules": "gra"}, "#/drawn_from_discard", "must be among the knocker's cards"),
     ],
 )
 def test_round_input_errors_name_the_field(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
     problem = call("POST", "/v1/rounds/score", json=body).get_json()
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == pointer
     assert detail in problem["detail"]
+
+
+def test_the_card_taken_may_have_been_the_discard_when_the_rules_allow_it(call: Call) -> None:
+    """Ten cards given: the card taken this turn is either among them or, where allowed, the discard."""
+    body = {"knocker": KNOCKER, "defender": DEFENDER, "drawn_from_discard": "8d"}
+    assert call("POST", "/v1/rounds/score", json={**body, "rules": "gra"}).status_code == 200
+    assert call("POST", "/v1/rounds/score", json={**body, "drawn_from_discard": "Kd"}).status_code == 200
 
 
 def test_the_oklahoma_upcard_may_be_in_a_hand(call: Call) -> None:
@@ -143,7 +156,7 @@ def test_game_totals_and_bonuses(call: Call) -> None:
     assert answer["complete"] and answer["winner"] == 0 and answer["hands_won"] == [2, 1]
     assert answer["box_points"] == [40, 20] and answer["game_bonus"] == 100
     assert answer["final_scores"] == [105 + 40 + 100, 30 + 20]
-    assert answer["settlement"] == 245 - 50
+    assert answer["settlement"] == 245 - 50 and answer["payer"] == 1
 
 
 def test_partnership_deals_combine_tables(call: Call) -> None:

@@ -13,13 +13,27 @@ def test_running_totals_until_the_target() -> None:
     assert result.hands_won == (2, 1)
     # game bonus 100, box 20 per hand won; no shutout: the loser scored.
     assert result.final_scores == (110 + 100 + 40, 45 + 20)
-    assert result.settlement == 250 - 65
+    assert result.settlement == 250 - 65 and result.payer == 1
+
+
+def test_the_lower_final_score_pays_even_when_it_won_the_game() -> None:
+    # Player 1 wins nine hands of 10, player 0 then reaches 100: its game bonus does not cover
+    # player 1's nine boxes, so the game's winner pays.
+    result = score_game([HandRecord(1, 10)] * 9 + [HandRecord(0, 100)], resolve_rules("standard"))
+    assert result.winner == 0 and result.final_scores == (100 + 100 + 20, 90 + 9 * 20)
+    assert result.payer == 0 and result.settlement == 50
+
+
+def test_equal_final_scores_settle_nothing() -> None:
+    # 100 + 100 + 20 against 20 + 10 boxes of 20.
+    result = score_game([HandRecord(1, 2)] * 10 + [HandRecord(0, 100)], resolve_rules("standard"))
+    assert result.final_scores == (220, 220) and result.settlement == 0 and result.payer is None
 
 
 def test_unfinished_game_has_no_game_bonus() -> None:
     result = score_game([HandRecord(0, 30)], resolve_rules())
     assert not result.complete and result.winner is None and result.game_bonus == 0
-    assert result.final_scores == (30 + 25, 0) and result.settlement == 0
+    assert result.final_scores == (30 + 25, 0) and result.settlement == 0 and result.payer is None
 
 
 def test_shutout_doubles_the_game_bonus_in_traditional_rules() -> None:
@@ -28,9 +42,10 @@ def test_shutout_doubles_the_game_bonus_in_traditional_rules() -> None:
     assert result.final_scores == (0, 110 + 200 + 40)
 
 
-def test_shutout_doubles_the_whole_score_in_hoyle_rules() -> None:
-    result = score_game([HandRecord(0, 100)], resolve_rules("hoyle"))
-    assert result.final_scores == ((100 + 100 + 25) * 2, 0)
+@pytest.mark.parametrize("preset", ["hoyle", "gra"])
+def test_shutout_doubles_the_whole_score(preset: str) -> None:
+    result = score_game([HandRecord(0, 60), HandRecord(0, 50)], resolve_rules(preset))
+    assert result.final_scores == ((110 + 100 + 2 * 25) * 2, 0)
 
 
 def test_no_shutout_bonus_when_the_rules_have_none() -> None:
