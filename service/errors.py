@@ -7,6 +7,7 @@ entry per fault: ``pointer`` (a JSON pointer into the body, as a URI fragment) o
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -116,6 +117,14 @@ def _http_detail(error: HTTPException) -> str:
     return error.description or TITLES.get(error.code or 500, "Error")
 
 
+def _invalid_json_detail(error: object) -> str:
+    """Why the body could not be read as JSON, and where (the parser's own words)."""
+    detail = "the request body is not valid JSON"
+    if isinstance(error, json.JSONDecodeError):
+        return f"{detail}: {error.msg} (line {error.lineno}, column {error.colno})"
+    return detail
+
+
 def handle_http_exception(error: HTTPException) -> Response:
     """Any Werkzeug error (404, 405, 413, ... and webargs' 400/422) as a problem, its headers kept."""
     status = error.code or 500
@@ -128,7 +137,7 @@ def handle_http_exception(error: HTTPException) -> Response:
         errors = [entry for location, inner in messages.items() for entry in field_errors(inner, location)]
         return problem(422, summary(errors), headers=headers, type_=INVALID_INPUT, errors=errors)
     if status == 400 and messages is not None:
-        return problem(400, "the request body is not valid JSON", headers=headers)
+        return problem(400, _invalid_json_detail(getattr(error, "exc", None)), headers=headers)
     return problem(status, _http_detail(error), headers=headers)
 
 
