@@ -182,7 +182,8 @@ class GameScoreRequest(Schema):
     @validates_schema
     def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
         if ("hands" in data) == ("deals" in data):
-            raise ValidationError("give either hands (two players) or deals (partnerships), not both")
+            both = "not both" if "hands" in data else "neither was given"
+            raise ValidationError(f"give either hands (two players) or deals (partnerships): {both}")
 
 
 GAME_REQUEST_ONE_OF = {"oneOf": [{"required": ["hands"]}, {"required": ["deals"]}]}

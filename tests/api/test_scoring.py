@@ -169,18 +169,19 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "pointer"),
+    ("body", "pointer", "detail"),
     [
-        ({"hands": [{"winner": 0, "points": 100}, {"winner": 1, "points": 5}]}, "#/hands/1"),
-        ({"hands": [{"winner": None, "points": 5}]}, "#/hands/0"),
-        ({"hands": [], "deals": []}, "#"),
-        ({}, "#"),
-        ({"hands": [{"winner": 2, "points": 5}]}, "#/hands/0/winner"),
+        ({"hands": [{"winner": 0, "points": 100}, {"winner": 1, "points": 5}]}, "#/hands/1", "already ended"),
+        ({"hands": [{"winner": None, "points": 5}]}, "#/hands/0", "scores no points"),
+        ({"hands": [], "deals": []}, "#", "not both"),
+        ({}, "#", "neither was given"),
+        ({"hands": [{"winner": 2, "points": 5}]}, "#/hands/0/winner", "Must be one of"),
     ],
 )
-def test_game_input_errors(call: Call, body: dict, pointer: str) -> None:  # type: ignore[type-arg]
+def test_game_input_errors(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
     problem = call("POST", "/v1/games/score", json=body).get_json()
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == pointer
+    assert detail in problem["errors"][0]["detail"]
 
 
 def test_rules_catalog_lists_every_parameter_and_preset(call: Call) -> None:
