@@ -8,7 +8,6 @@ entry per fault: ``pointer`` (a JSON pointer into the body, as a URI fragment) o
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import quote
@@ -36,8 +35,6 @@ TITLES = {
     422: "Unprocessable Content",
     500: "Internal Server Error",
 }
-
-log = logging.getLogger(__name__)
 
 
 def problem_body(status: int, detail: str, *, type_: str = "about:blank", **extensions: Any) -> dict[str, Any]:

@@ -3,8 +3,9 @@ request, and a request id on every response.
 
 Wiring:
 
-- ``create_app`` calls ``init_app(app)``: it adds ``GET /metrics`` and wraps the WSGI app in
-  ``RequestObserver``.
+- ``create_app`` calls ``init_app(app)``: it adds ``GET /metrics``, wraps the WSGI app in
+  ``RequestObserver``, and has the app's log records (a failure's traceback, above all) written to
+  standard error as JSON lines that carry the request id (``JSONLogFormatter``).
 - ``gunicorn_conf.py`` exposes ``on_starting``, ``child_exit`` and ``on_exit`` as its hooks of
   those names.
 
@@ -19,6 +20,7 @@ process's own registry.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import random
 import re
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from flask import Flask, Response
+from flask import Flask, Response, has_request_context, request
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 REQUEST_ID_HEADER = "X-Request-ID"
+REQUEST_ID_ENVIRON = "gin.request_id"
 # Accepted as given: visible ASCII, no spaces, bounded (UUIDs, trace ids, "req-42"). Anything else
 # is replaced, so a client cannot inject into the logs or make them huge.
 REQUEST_ID_PATTERN = re.compile(r"[!-~]{1,128}")
@@ -124,9 +127,30 @@ def count_hands_analyzed(hands: int = 1) -> None:
 
 
 def init_app(app: Flask) -> None:
-    """Add ``GET /metrics`` to ``app``, and wrap its WSGI app in ``RequestObserver``."""
+    """Add ``GET /metrics`` to ``app``, wrap its WSGI app in ``RequestObserver``, and log its records
+    as JSON lines on standard error."""
     app.add_url_rule("/metrics", "metrics", metrics_view, methods=["GET"])
     app.wsgi_app = RequestObserver(app.wsgi_app)  # type: ignore[method-assign]
+    handler = logging.StreamHandler()
+    handler.setFormatter(JSONLogFormatter())
+    # In place of Flask's plain-text handler (``app.logger`` keeps only a handler set before first use).
+    app.logger.handlers = [handler]
+
+
+class JSONLogFormatter(logging.Formatter):
+    """A log record as one line of JSON: time, level, logger, message, and when logged while a request
+    is handled its request id, method and path; an exception's traceback goes in ``exception``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as one line of JSON (newlines inside it escaped)."""
+        entry: dict[str, Any] = {"time": _utc_timestamp(record.created), "level": record.levelname,
+                                 "logger": record.name, "message": record.getMessage()}
+        if has_request_context():
+            entry.update(request_id=request.environ.get(REQUEST_ID_ENVIRON), method=request.method,
+                         path=request.path)
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return orjson.dumps(entry).decode()
 
 
 def metrics_view() -> Response:
@@ -160,7 +184,7 @@ class RequestObserver:
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
-        request_id = _given_or_new_request_id(environ)
+        request_id = environ[REQUEST_ID_ENVIRON] = _given_or_new_request_id(environ)
         header = (REQUEST_ID_HEADER, request_id)
         answered: tuple[str, Any] = ("500", None)
 

@@ -15,8 +15,8 @@ def service_server(workers: int = 2, env: Mapping[str, str] | None = None) -> Gu
     """The service under its own gunicorn settings, with ``workers`` workers."""
     return GunicornServer(
         "service:create_app()",
-        ["--workers", str(workers)],
         env={"PROMETHEUS_MULTIPROC_DIR": "", **(env or {})},  # not this process's, if it has one
+        workers=workers,
     )
 
 

@@ -30,8 +30,9 @@ LISTENING = re.compile(r"Listening at: http://127\.0\.0\.1:(\d+)")
 class GunicornServer:
     """``gunicorn -c <config> <options> <app>`` bound to 127.0.0.1 on a port the kernel picks.
 
-    Use as a context manager: it waits until a worker answers, and on exit stops the whole process
-    group (TERM, then KILL after ``stop_timeout``) and removes its log.
+    Use as a context manager: it waits until a worker answers (and, given ``workers``, until that
+    many workers run), and on exit stops the whole process group (TERM, then KILL after
+    ``stop_timeout``) and removes its log.
     """
 
     def __init__(
@@ -41,11 +42,14 @@ class GunicornServer:
         config: Path = GUNICORN_CONF,
         env: Mapping[str, str] | None = None,
         start_timeout: float = 30.0,
+        workers: int | None = None,
     ) -> None:
+        worker_options = [] if workers is None else ["--workers", str(workers)]
         self.command = [
             sys.executable, "-m", "gunicorn", "-c", str(config),
-            "--bind", "127.0.0.1:0", "--no-control-socket", *options, app,
+            "--bind", "127.0.0.1:0", "--no-control-socket", *worker_options, *options, app,
         ]  # fmt: skip
+        self.workers = workers
         self.env = {**os.environ, **(env or {})}
         self.start_timeout = start_timeout
         self.port = 0
@@ -74,7 +78,7 @@ class GunicornServer:
             if match := LISTENING.search(self.log()):
                 self.port = int(match.group(1))
             time.sleep(0.05)
-        while not self._answers():
+        while not self._answers() or (self.workers is not None and len(self.worker_pids()) < self.workers):
             self._check_running(deadline)
             time.sleep(0.05)
         return self

@@ -216,3 +216,30 @@ def test_an_exception_that_escapes_flask_is_counted_logged_and_leaves_nothing_in
     assert (line["request_id"], line["status"], line["path"]) == ("boom-1", 500, "/boom")
     assert sample(client, "http_requests_total", **labels) == before + 1
     assert sample(client, "http_requests_in_progress") == in_progress
+
+
+def test_a_failure_is_logged_as_one_json_line_with_the_request_id(capsys: pytest.CaptureFixture[str]) -> None:
+    """A served 500: the traceback goes to standard error inside one JSON line that names the
+    request, so a log pipeline that reads JSON lines keeps it whole and can join it to the request."""
+    app = Flask("failing")
+    observability.init_app(app)  # after capsys took standard error: the handler writes to the capture
+
+    @app.get("/boom")
+    def boom() -> str:
+        raise RuntimeError("boom at line\ntwo")
+
+    assert app.test_client().get("/boom", headers={"X-Request-ID": "fail-7"}).status_code == 500
+    [line] = capsys.readouterr().err.splitlines()
+    entry = json.loads(line)
+    assert (entry["level"], entry["request_id"], entry["method"], entry["path"]) == ("ERROR", "fail-7", "GET", "/boom")
+    assert entry["message"] == "Exception on /boom [GET]"
+    assert entry["exception"].startswith("Traceback") and entry["exception"].endswith("RuntimeError: boom at line\ntwo")
+
+
+def test_records_outside_a_request_have_no_request_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    app = Flask("quiet")
+    observability.init_app(app)
+    app.logger.warning("starting %s", "up")
+    entry = json.loads(capsys.readouterr().err)
+    assert entry.keys() == {"time", "level", "logger", "message"}
+    assert (entry["level"], entry["logger"], entry["message"]) == ("WARNING", "quiet", "starting up")
