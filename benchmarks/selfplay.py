@@ -62,7 +62,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from service.core.cards import ALL_CARDS, Hand, card_bit, card_value, hand_cards, hand_from_cards
 from service.core.game import Table
-from service.core.hints import DEFAULT_CONFIG, Action, EngineConfig, GameState, TimeBudget, hint, meld_partners
+from service.core.hints import (
+    DEFAULT_CONFIG,
+    Action,
+    EngineConfig,
+    GameState,
+    TimeBudget,
+    hint,
+    meld_partners,
+    upcard_refused,
+)
 from service.core.knocks import knock_limit
 from service.core.melds import min_deadwood
 from service.core.rules import Rules, resolve_rules
@@ -80,8 +89,7 @@ def baseline_player(state: GameState, rules: Rules, seed: int, deadwood: Callabl
     hand = hand_from_cards(state.hand)
     if state.phase != "discard":
         top = state.discard_pile[-1] if state.discard_pile else state.upcard
-        refused = state.phase == "draw" and state.stock_count == 31 and state.discard_pile == (state.upcard,)
-        if top is not None and not refused and meld_partners(hand) >> top & 1:
+        if top is not None and not upcard_refused(state) and meld_partners(hand) >> top & 1:
             drawn = hand | card_bit(top)
             after = min(deadwood(drawn & ~card_bit(c)) for c in state.hand)
             if after < deadwood(hand):

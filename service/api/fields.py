@@ -69,18 +69,25 @@ class CardsField(fields.Field[Hand]):
         if isinstance(value, str):
             if len(value) > CARDS_TEXT_MAX_LENGTH:
                 raise ValidationError(f"expected at most {CARDS_TEXT_MAX_LENGTH} characters")
-        elif not isinstance(value, list):
+        elif not isinstance(value, list) or not all(
+            isinstance(card, str) and len(card) <= CARD_MAX_LENGTH for card in value
+        ):
             raise ValidationError(self._LIST_EXPECTED)
         try:
             return parse_hand(value, self.sizes)
         except CardError as error:
-            if isinstance(value, list) and not all(
-                isinstance(card, str) and len(card) <= CARD_MAX_LENGTH for card in value
-            ):
-                raise ValidationError(self._LIST_EXPECTED) from None
             raise ValidationError(str(error)) from None
 
     _LIST_EXPECTED = "expected a list of cards like [\"As\", \"2s\"] or a string like \"As 2s\""
+
+
+class NumberField(fields.Float):
+    """A JSON number: unlike marshmallow's Float, a string of digits is refused."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
 
 
 class RulesField(fields.Field[Rules]):

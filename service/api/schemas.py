@@ -17,7 +17,7 @@ from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import HandRecord, check_drawn_from_discard
-from .fields import CardField, CardsField, RulesField, load_rules
+from .fields import CardField, CardsField, NumberField, RulesField, load_rules
 
 HAND_SIZES = (10, 11)
 MELD_SIZES = range(3, 12)
@@ -45,8 +45,16 @@ def _first_card(cards: Hand) -> str:
 
 # --- requests ------------------------------------------------------------------------------
 
-class AnalyzeRequest(Schema):
+class RequestSchema(Schema):
+    """A request, or a part of one, that is a JSON object."""
+
+    error_messages = {"type": "expected a JSON object"}  # noqa: RUF012 (marshmallow reads it from the class)
+
+
+class AnalyzeRequest(RequestSchema):
     """A hand of 10 cards, or 11 just after a draw."""
+
+    error_messages = {"type": "expected a JSON object like {\"hand\": \"As 2s 3s ...\"}"}  # noqa: RUF012 (marshmallow reads it from the class)
 
     hand = CardsField(HAND_SIZES, required=True)
     rules = RulesField(load_default=resolve_rules)
@@ -75,14 +83,14 @@ class BatchItems(fields.List[Any]):
         return value
 
 
-class BatchAnalyzeRequest(Schema):
+class BatchAnalyzeRequest(RequestSchema):
     """Up to 1,000 hands; ``rules`` applies to every hand that has none of its own."""
 
     hands = BatchItems(fields.Nested(AnalyzeRequest), required=True, validate=validate.Length(1, BATCH_LIMIT))
     rules = RulesField(load_default=resolve_rules)
 
 
-class LayoffsRequest(Schema):
+class LayoffsRequest(RequestSchema):
     """The knocker's melds and the defender's ten cards."""
 
     knocker_melds = fields.List(CardsField(MELD_SIZES), required=True, validate=validate.Length(1, 3),
@@ -105,7 +113,7 @@ class LayoffsRequest(Schema):
                                   "defender")
 
 
-class RoundScoreRequest(Schema):
+class RoundScoreRequest(RequestSchema):
     """A knocked hand: both players' cards, and optionally how the knocker laid out."""
 
     knocker = CardsField(HAND_SIZES, required=True, metadata={
@@ -147,7 +155,7 @@ class RoundScoreRequest(Schema):
                 raise _at("knocker_melds", error) from None
 
 
-class HandResult(Schema):
+class HandResult(RequestSchema):
     """One hand's result: who won it and how many points (after any doubling)."""
 
     winner = fields.Integer(strict=True, required=True, allow_none=True, validate=validate.OneOf([0, 1]),
@@ -166,13 +174,13 @@ class HandResult(Schema):
         return HandRecord(data["winner"], data["points"], data["extra_boxes"])
 
 
-class Deal(Schema):
+class Deal(RequestSchema):
     """A partnership deal: the two tables' results, winners given as teams 0 and 1."""
 
     tables = fields.List(fields.Nested(HandResult), required=True, validate=validate.Length(2, 2))
 
 
-class GameScoreRequest(Schema):
+class GameScoreRequest(RequestSchema):
     """A game's hands in order: ``hands`` for two players, or ``deals`` for two partnerships."""
 
     hands = fields.List(fields.Nested(HandResult), validate=validate.Length(0, HANDS_LIMIT))
@@ -199,7 +207,7 @@ def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
     return fields.String(validate=validate.OneOf(parameter.choices), **options)
 
 
-class _AnalyzeQueryBase(Schema):
+class _AnalyzeQueryBase(RequestSchema):
     """``GET /v1/hands/analyze?hand=As,2s,...``: the hand, a preset, and any rule overrides."""
 
     class Meta:
@@ -226,7 +234,7 @@ AnalyzeQuery = _AnalyzeQueryBase.from_dict(
 HINT_TIME_BUDGET_MS = 40
 
 
-class HintRequest(Schema):
+class HintRequest(RequestSchema):
     """A game state as the player asking for a hint sees it."""
 
     hand = CardsField((10, 11), required=True, metadata={
@@ -250,7 +258,7 @@ class HintRequest(Schema):
     seed = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 2**32 - 1), metadata={
         "description": "Seed of the opponent-hand sampling: the same state and seed give the same hint, unless "
         "the time budget runs out (`time_budget_reached`)."})
-    knock_margin = fields.Float(allow_nan=False, load_default=DEFAULT_CONFIG.knock_margin,
+    knock_margin = NumberField(allow_nan=False, load_default=DEFAULT_CONFIG.knock_margin,
                                 validate=validate.Range(0, 200), metadata={
         "description": "Knock only when the knock's expected points exceed this (gin and big gin are always "
         "taken, and any winning knock when the stock is at its end). Above 0 the engine plays on for gin or "

@@ -292,8 +292,38 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
         _check_cards("drawn_from_discard", (state.drawn_from_discard,))
         if not hand >> state.drawn_from_discard & 1:
             raise HintStateError("drawn_from_discard", f"{format_card(state.drawn_from_discard)} is not in hand")
-    refused = state.phase == "draw" and state.stock_count == FULL_STOCK and pile_cards == (state.upcard,)
-    return _Checked(hand, pile, known, FULL_DECK & ~seen, refused)
+    _check_turn_order(state)
+    return _Checked(hand, pile, known, FULL_DECK & ~seen, upcard_refused(state))
+
+
+def upcard_refused(state: GameState) -> bool:
+    """Whether both players passed the first upcard, so that the player to draw must take the stock:
+    the draw phase with the upcard alone on the pile, before anyone has drawn from the stock or discarded."""
+    return (state.phase == "draw" and state.stock_count == FULL_STOCK and state.discard_pile == (state.upcard,)
+            and not state.opponent_discards)
+
+
+def _check_turn_order(state: GameState) -> None:
+    """The pile's top card against the turns: the opponent's last discard stays on top until this
+    player takes it, and before any stock draw a card in hand beyond ten came from the pile."""
+    thrown, taken = state.opponent_discards, state.drawn_from_discard
+    if state.phase == "first_upcard":
+        if thrown:
+            raise HintStateError("opponent_discards", "nobody has discarded before the first upcard is decided")
+        return
+    if state.phase == "discard":
+        if state.stock_count == FULL_STOCK and taken is None:
+            raise HintStateError("drawn_from_discard", "nobody has drawn from the stock yet, so the eleventh card "
+                                 "was taken from the pile: name it here")
+        if taken is not None:
+            was_on_top, which = (thrown[-1], "the opponent's last discard") if thrown else (state.upcard, "the upcard")
+            if was_on_top is not None and taken != was_on_top:
+                raise HintStateError("drawn_from_discard", f"the pile's top card was {format_card(was_on_top)} "
+                                     f"({which}), not {format_card(taken)}")
+            return
+    if thrown and state.discard_pile[-1:] != thrown[-1:]:
+        raise HintStateError("discard_pile", f"the opponent's last discard, {format_card(thrown[-1])}, "
+                             "is on top of the pile until it is taken")
 
 
 def _check_stock(state: GameState, rules: Rules, face_up: int) -> None:

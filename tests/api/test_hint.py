@@ -93,6 +93,8 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
         ({"time_budget_ms": 2.5}, "#/time_budget_ms", "integer"),
         ({"knock_margin": -1}, "#/knock_margin", "greater than or equal to 0"),
         ({"knock_margin": "high"}, "#/knock_margin", "number"),
+        ({"knock_margin": "5"}, "#/knock_margin", "number"),
+        ({"knock_margin": True}, "#/knock_margin", "number"),
         ({"phase": "discard"}, "#/hand", "11 cards"),
         ({"stock_count": 20}, "#/stock_count", "add up to 52"),
         ({"discard_pile": ["4d", "Tc", "As"]}, "#/discard_pile", "As"),

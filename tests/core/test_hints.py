@@ -65,7 +65,8 @@ def is_legal(state: GameState, rules: Rules, action: Action) -> bool:
     if state.phase == "first_upcard":
         return action in (Action("take_upcard"), Action("pass"))
     if state.phase == "draw":
-        refused = state.stock_count == 31 and state.discard_pile == (state.upcard,)
+        # Both passed the first upcard: it stays, and nobody has discarded yet.
+        refused = state.stock_count == 31 and state.discard_pile == (state.upcard,) and not state.opponent_discards
         return action == Action("draw_stock") or (action == Action("take_upcard") and not refused)
     if action.type == "big_gin":
         return action.card is None and rules.big_gin_bonus is not None and min_deadwood(hand) == 0
@@ -352,6 +353,15 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
          "opponent_hand_known", "10 cards"),
         ({"discard_pile": (), "upcard": None, "opponent_discards": (), "stock_count": 32}, "discard_pile",
          "at least the last discard"),
+        ({"discard_pile": cards("4c 9h")}, "discard_pile", "4c, is on top of the pile"),
+        ({"phase": "first_upcard", "discard_pile": cards("9h"), "stock_count": 31, "opponent_discards": cards("9h")},
+         "opponent_discards", "before the first upcard"),
+        ({"phase": "discard", "hand": (*TEN, parse_card("9h")), "discard_pile": (), "opponent_discards": (),
+          "stock_count": 31}, "drawn_from_discard", "taken from the pile: name it"),
+        ({"phase": "discard", "hand": (*TEN, parse_card("8c")), "stock_count": 29,
+          "drawn_from_discard": parse_card("8c")}, "drawn_from_discard", "was 4c (the opponent's last discard)"),
+        ({"phase": "discard", "hand": (*TEN, parse_card("9h")), "discard_pile": (), "opponent_discards": (),
+          "stock_count": 31, "drawn_from_discard": parse_card("As")}, "drawn_from_discard", "was 9h (the upcard)"),
     ],
 )
 def test_impossible_states_name_the_field(changes: dict[str, object], field: str, words: str) -> None:
@@ -370,6 +380,18 @@ def test_oklahoma_needs_the_upcard_and_a_live_stock() -> None:
     with pytest.raises(HintStateError, match="already over") as error:
         check_state(late, Rules())
     assert error.value.field == "stock_count"
+
+
+def test_an_upcard_taken_and_discarded_again_may_be_taken() -> None:
+    """The pile holds just the upcard and the stock is full, but the opponent took the upcard and
+    threw it back later: it is not the refused first upcard, and here it makes gin."""
+    state = GameState(hand=cards("9h 9d 2c 3c 4c 5h 6h 7h 8h Kd"), phase="draw", upcard=parse_card("9s"),
+                      discard_pile=cards("9s"), stock_count=31, opponent_hand_known=cards("Jc"),
+                      opponent_discards=cards("Kd 9s"))
+    assert Action("take_upcard") in legal_actions(state, Rules())
+    assert hint(state, Rules(), config=FAST).action == Action("take_upcard")
+    refused = replace(state, hand=cards("9h 9d 2c 3c 4c 5h 6h 7h 8h Jc"), opponent_hand_known=(), opponent_discards=())
+    assert legal_actions(refused, Rules()) == [Action("draw_stock")]
 
 
 def test_a_drawn_card_must_be_in_hand() -> None:
@@ -440,8 +462,9 @@ def test_knocks_at_the_stock_end_rather_than_draw() -> None:
 def test_keeps_away_from_what_the_opponent_collects() -> None:
     # The opponent took Qh and Qd to meld them, so it holds Qc, or jacks and kings or tens beside
     # them: Qs always melds, Kc and 9d may, 7c (far from all it took) hardly.
-    state = situation(cards("As 2s 3s 4h 5h 6h 7c 8c 9d Qs Kc"), "discard", pile=3,
-                      opponent_hand_known=cards("Qh Qd"), opponent_discards=cards("2c"))
+    state = replace(situation(cards("As 2s 3s 4h 5h 6h 7c 8c 9d Qs Kc"), "discard", pile=3,
+                              opponent_hand_known=cards("Qh Qd"), opponent_discards=cards("2c")),
+                    upcard=parse_card("3c"), discard_pile=cards("3c 4c 2c"))  # its discard on top
     advice = hint(state, Rules())
     assert advice.action != Action("discard", parse_card("Qs"))
     safety = {a.action.card: a.safety or 0.0 for a in advice.alternatives if a.action.type == "discard"}
