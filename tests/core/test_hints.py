@@ -268,6 +268,21 @@ def test_a_budget_running_out_among_the_close_discards_stops_their_second_look()
     assert [(a.action, a.evaluation) for a in rest] == [(a.action, a.evaluation) for a in one_ranked[1:]]
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(PRESETS))
+def test_every_state_met_in_random_play_is_accepted_with_the_moves_the_rules_allow(seed: int, preset: str) -> None:
+    """The state checks (turn order included) never refuse a state that play reaches, and the moves
+    allowed are those of ``is_legal``. Random play takes the pile's card half the time, so it meets
+    an upcard taken and thrown back while the stock is still full."""
+    rng, rules = random.Random(seed), resolve_rules(preset)
+    table = Table.shuffled(rules, rng, dealer=rng.randrange(2))
+    while not table.over:
+        state = table.view()
+        moves = legal_actions(state, rules)
+        assert set(moves) == {a for a in every_move(state) if is_legal(state, rules, a)}
+        table.play(rng.choice(moves))
+
+
 def test_same_state_and_seed_give_the_same_hint() -> None:
     for state, rules in STATES[::10]:
         assert hint(state, rules, seed=5) == hint(state, rules, seed=5)
