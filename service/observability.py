@@ -133,7 +133,7 @@ def init_app(app: Flask) -> None:
     app.wsgi_app = RequestObserver(app.wsgi_app)  # type: ignore[method-assign]
     handler = logging.StreamHandler()
     handler.setFormatter(JSONLogFormatter())
-    # In place of Flask's plain-text handler (``app.logger`` keeps only a handler set before first use).
+    # Replaces the plain-text handler Flask gives its logger.
     app.logger.handlers = [handler]
 
 
