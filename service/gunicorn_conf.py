@@ -18,6 +18,9 @@
 from __future__ import annotations
 
 import os
+from typing import Any
+
+from gunicorn.glogging import Logger
 
 from service import observability
 
@@ -37,6 +40,20 @@ keepalive = _int("GUNICORN_KEEPALIVE", 5)
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")
+
+
+class JSONLogger(Logger):  # type: ignore[misc]  # gunicorn is untyped
+    """gunicorn's own messages (workers starting and stopping, a worker timeout) as JSON lines on
+    standard error, like the app's records; the opt-in access log keeps gunicorn's format."""
+
+    def setup(self, cfg: Any) -> None:
+        """gunicorn's setup (also run on a reload), then JSON for every handler of its error log."""
+        super().setup(cfg)
+        for handler in self.error_log.handlers:
+            handler.setFormatter(observability.JSONLogFormatter())
+
+
+logger_class = JSONLogger
 # Heartbeat files in memory, not on a container's overlay disk.
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 # No control socket: nothing manages the server at run time, and $HOME may be read-only.

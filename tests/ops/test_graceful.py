@@ -86,7 +86,7 @@ class Load:
 def handled_request_ids(server: GunicornServer) -> set[str]:
     """The ids of the load's requests in the server's JSON request log: those the app answered."""
     logged = (json.loads(line) for line in server.log().splitlines() if line.startswith("{"))
-    return {entry["request_id"] for entry in logged if entry["request_id"].startswith("load-")}
+    return {entry["request_id"] for entry in logged if "status" in entry and entry["request_id"].startswith("load-")}
 
 
 def wait_for(condition: Callable[[], bool], timeout: float) -> None:

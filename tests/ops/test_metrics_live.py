@@ -113,7 +113,8 @@ def test_one_json_log_line_per_request(server: GunicornServer) -> None:
         send(server, GOOD, f"logged-{i}")
     send(server, BAD, "logged-bad")
     time.sleep(0.2)
-    entries = [json.loads(line) for line in server.log().splitlines() if line.startswith("{")]
+    lines = (json.loads(line) for line in server.log().splitlines() if line.startswith("{"))
+    entries = [entry for entry in lines if "status" in entry]  # request lines, not gunicorn's or the app's records
     ours = {entry["request_id"]: entry for entry in entries if entry["request_id"].startswith("logged-")}
     assert sorted(ours) == sorted([f"logged-{i}" for i in range(5)] + ["logged-bad"])
     assert sum(entry["request_id"].startswith("logged-") for entry in entries) == 6
@@ -136,6 +137,17 @@ def test_totals_survive_a_reload(server: GunicornServer) -> None:
     after = scrape(server)
     assert request_totals(after) == before
     assert value(after, "http_requests_in_progress") == 1, "the old workers' gauges are gone"
+
+
+def test_every_line_the_server_writes_is_json(server: GunicornServer) -> None:
+    """Request lines, gunicorn's own messages (through a reload too) and the app's records: a log
+    pipeline that reads JSON lines loses none of them."""
+    lines = server.log().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert all(isinstance(record, dict) for record in records)
+    gunicorn = [record for record in records if record.get("logger") == "gunicorn.error"]
+    assert any("Booting worker" in record["message"] for record in gunicorn)
+    assert any("Handling signal: hup" in record["message"] for record in gunicorn), "runs after the reload"
 
 
 def test_without_a_directory_set_a_temporary_one_is_made_and_removed() -> None:
