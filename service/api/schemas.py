@@ -190,8 +190,8 @@ class GameScoreRequest(RequestSchema):
     @validates_schema
     def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
         if ("hands" in data) == ("deals" in data):
-            both = "not both" if "hands" in data else "neither was given"
-            raise ValidationError(f"give either hands (two players) or deals (partnerships): {both}")
+            given = "not both" if "hands" in data else "neither was given"
+            raise ValidationError(f"give either hands (two players) or deals (partnerships): {given}")
 
 
 GAME_REQUEST_ONE_OF = {"oneOf": [{"required": ["hands"]}, {"required": ["deals"]}]}
