@@ -51,8 +51,10 @@ def hand_analysis(hand: Hand, arrangements: Sequence[Arrangement], limit: int) -
 
 
 def drawn_hand_analysis(analysis: DrawnHandAnalysis, limit: int, forbidden: Card | None = None) -> JSON:
-    """An 11-card hand: the best legal discard's analysis, big gin, and every discard best first."""
+    """An 11-card hand: the best legal discard's analysis, big gin, and every discard, the legal ones
+    best first and then the card that may not be discarded."""
     legal = [option for option in analysis.options if option.card != forbidden]
+    illegal = [option for option in analysis.options if option.card == forbidden]
     best = legal[0]
     answer = hand_analysis(analysis.hand, best.arrangements, limit)
     answer["discard"] = format_card(best.card)
@@ -70,7 +72,7 @@ def drawn_hand_analysis(analysis: DrawnHandAnalysis, limit: int, forbidden: Card
             "can_knock": option.card != forbidden and option.deadwood <= limit,
             "gin": option.card != forbidden and option.deadwood == 0,
         }
-        for option in analysis.options
+        for option in legal + illegal
     ]
     return answer
 

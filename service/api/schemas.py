@@ -331,7 +331,8 @@ class HandAnalysis(Schema):
     big_gin_melds = fields.List(fields.List(_card()), allow_none=True, metadata={
         "description": "11 cards: the eleven cards melded, or null."})
     discards = fields.List(fields.Nested(DiscardOption), metadata={
-        "description": "11 cards: one entry per card, best discard first."})
+        "description": "11 cards: one entry per card, the legal discards best first (the first is "
+        "`discard`), then the card just taken when the rules forbid discarding it."})
 
 
 class FieldError(Schema):

@@ -171,6 +171,17 @@ def test_the_card_just_taken_is_no_legal_discard(call: Call) -> None:
     assert all(entry["legal"] for entry in allowed["discards"])
 
 
+def test_the_card_just_taken_comes_last_among_the_discards_even_when_it_would_be_best(call: Call) -> None:
+    """Kc was just taken: throwing it back would leave 28, the best legal discard 9s leaves 29."""
+    body = {"hand": "As 2s 3s 7h 7d Kd Qd Jd 9s 5c Kc", "drawn_from_discard": "Kc"}
+    answer = call("POST", "/v1/hands/analyze", json=body).get_json()
+    first, last = answer["discards"][0], answer["discards"][-1]
+    assert (first["card"], first["deadwood"], first["legal"]) == (answer["discard"], 29, True) == ("9s", 29, True)
+    assert (last["card"], last["deadwood"], last["legal"]) == ("Kc", 28, False)
+    allowed = call("POST", "/v1/hands/analyze", json={**body, "rules": "gra"}).get_json()
+    assert allowed["discard"] == allowed["discards"][0]["card"] == "Kc"
+
+
 @pytest.mark.parametrize(
     ("body", "detail"),
     [
