@@ -16,6 +16,7 @@ from typing import Any
 import flask_smorest
 from apispec import APISpec
 from flask import Request, current_app
+from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import UnsupportedMediaType
 
@@ -70,10 +71,20 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         spec.components.response("URITooLong", URI_TOO_LONG)
 
 
-class JSONBodyParser(FlaskParser):
-    """webargs' Flask parser, for JSON bodies only: a body not sent as JSON is a 415, a body over the
-    endpoint's size limit a 413 (its view class names the limit's setting in ``max_body_config``,
-    else ``MAX_CONTENT_LENGTH`` applies), and the JSON is read with the app's provider (orjson)."""
+class Parser(FlaskParser):
+    """webargs' Flask parser with stricter edges. A JSON body not sent as JSON is a 415, a body over
+    the endpoint's size limit a 413 (its view class names the limit's setting in ``max_body_config``,
+    else ``MAX_CONTENT_LENGTH`` applies), and the JSON is read with the app's provider (orjson). A
+    query parameter that takes one value is refused when given twice (webargs would keep the first)."""
+
+    def load_querystring(self, req: Request, schema: Schema) -> Any:
+        """The query parameters, each single-valued one given at most once."""
+        proxy = super().load_querystring(req, schema)
+        repeated = {key: [f"given {len(values)} times: expected one value"] for key, values in req.args.lists()
+                    if len(values) > 1 and key not in proxy.multiple_keys}
+        if repeated:
+            raise ValidationError(repeated)
+        return proxy
 
     def _raw_load_json(self, req: Request) -> Any:
         if not is_json_request(req):
@@ -93,7 +104,7 @@ class JSONBodyParser(FlaskParser):
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
     """A flask-smorest Blueprint whose arguments document this API's own error responses."""
 
-    ARGUMENTS_PARSER = JSONBodyParser()
+    ARGUMENTS_PARSER = Parser()
 
     def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Callable[[Any], Any]:
         """Load and validate ``location`` with ``schema``; document its 4xx problems."""

@@ -6,6 +6,7 @@ accepts) and documents itself in OpenAPI with the same constraints: patterns, si
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -88,6 +89,21 @@ class NumberField(fields.Float):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.make_error("invalid")
         return super()._deserialize(value, attr, data, **kwargs)
+
+
+class QueryIntegerField(fields.Integer):
+    """An integer in a query string: ASCII digits, optionally signed (Python's ``int`` would also read
+    spaces around it, underscores, and digits of other scripts)."""
+
+    default_error_messages = {"invalid": "expected an integer written with the digits 0-9, like 10"}  # noqa: RUF012 (marshmallow reads it from the class)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> int:
+        if not isinstance(value, str) or not _QUERY_INTEGER.fullmatch(value):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+_QUERY_INTEGER = re.compile(r"-?[0-9]+")
 
 
 class RulesField(fields.Field[Rules]):

@@ -17,7 +17,7 @@ from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import HandRecord, check_drawn_from_discard
-from .fields import CardField, CardsField, NumberField, RulesField, load_rules
+from .fields import CardField, CardsField, NumberField, QueryIntegerField, RulesField, load_rules
 
 HAND_SIZES = (10, 11)
 MELD_SIZES = range(3, 12)
@@ -203,7 +203,7 @@ def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
     if parameter.kind == "boolean":
         return fields.Boolean(truthy={"true"}, falsy={"false"}, **options)
     if parameter.kind == "integer":
-        return fields.Integer(validate=validate.Range(parameter.minimum, parameter.maximum), **options)
+        return QueryIntegerField(validate=validate.Range(parameter.minimum, parameter.maximum), **options)
     return fields.String(validate=validate.OneOf(parameter.choices), **options)
 
 

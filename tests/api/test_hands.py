@@ -107,6 +107,25 @@ def test_query_takes_a_preset_and_overrides(call: Call) -> None:
 
 
 @pytest.mark.parametrize(
+    ("query", "parameter", "detail"),
+    [
+        ("&hand=Kd", "hand", "given 2 times: expected one value"),
+        ("&knock_limit=5&knock_limit=9", "knock_limit", "given 2 times: expected one value"),
+        ("&knock_limit=%D9%A5", "knock_limit", "expected an integer written with the digits 0-9"),  # Arabic-Indic 5
+        ("&knock_limit=+5+", "knock_limit", "expected an integer written with the digits 0-9"),
+        ("&knock_limit=1_0", "knock_limit", "expected an integer written with the digits 0-9"),
+        ("&knock_limit=99999999999999", "knock_limit", "less than or equal to 10"),
+    ],
+)
+def test_query_parameters_are_read_strictly(call: Call, query: str, parameter: str, detail: str) -> None:
+    """A repeated parameter is not silently read as its first value, nor an integer as Python's int would."""
+    response = call("GET", f"/v1/hands/analyze?hand={quote(TEN)}{query}", template="/v1/hands/analyze")
+    problem = response.get_json()
+    assert response.status_code == 422 and problem["errors"][0]["parameter"] == parameter
+    assert detail in problem["errors"][0]["detail"]
+
+
+@pytest.mark.parametrize(
     ("body", "pointer", "detail"),
     [
         ({"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd Zz"}, "#/hand", "unknown card 'Zz'"),
