@@ -161,7 +161,7 @@ def handle_domain_error(error: ValueError) -> Response:
 def handle_illegal_knock(error: IllegalKnockError) -> Response:
     """A knock the rules do not allow: the deadwood and the limit."""
     return problem(422, str(error), type_=ILLEGAL_KNOCK, deadwood=error.deadwood, limit=error.limit,
-                   errors=[{"pointer": "#/knocker", "detail": str(error)}])
+                   errors=[{"pointer": f"#/{error.field}", "detail": str(error)}])
 
 
 def handle_internal_error(error: InternalServerError) -> Response:

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 import flask_smorest
-from apispec import APISpec
-from flask import Request, current_app
+from apispec import APISpec, BasePlugin
+from flask import Flask, Request, current_app
 from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import UnsupportedMediaType
@@ -50,10 +50,23 @@ BODY_ERRORS = {400: "BadRequest", 413: "ContentTooLarge", 415: "UnsupportedMedia
 QUERY_ERRORS = {414: "URITooLong", 422: "UnprocessableContent"}
 
 
+class SchemaExtras(BasePlugin):
+    """Adds a schema's ``openapi_extra`` to its component: what apispec cannot derive from the fields,
+    such as a ``oneOf`` of required properties."""
+
+    def schema_helper(self, name: str, definition: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """The keys to add to the component ``name``."""
+        return dict(getattr(kwargs.get("schema"), "openapi_extra", {}))
+
+
 class Api(flask_smorest.Api):  # type: ignore[misc]
-    """flask-smorest's Api, with problem+json error responses and no error handler of its own."""
+    """flask-smorest's Api, with problem+json error responses, no error handler of its own, and the
+    schemas' ``openapi_extra`` in the spec."""
 
     DEFAULT_ERROR_RESPONSE_NAME = "Error"
+
+    def __init__(self, app: Flask) -> None:
+        super().__init__(app, spec_kwargs={"extra_plugins": [SchemaExtras()]})
 
     def _register_error_handlers(self) -> None:
         """``service.errors`` answers every error."""

@@ -9,19 +9,27 @@ from flask.views import MethodView
 from marshmallow import ValidationError
 
 from ..core.rules import Rules, resolve_rules
-from ..core.scoring import GameError, HandRecord, partnership_deal, score_game
+from ..core.scoring import GameError, HandRecord, score_game, score_partnership_game
 from . import Blueprint, render
 from .schemas import GameScore, GameScoreRequest
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Game scores with every bonus.")
 
 
-def game(records: list[HandRecord], rules: Rules, field: str) -> render.JSON:
-    """Score the game; a record the core rejects is reported at its index in ``field``."""
+def game(hands: list[HandRecord], rules: Rules) -> render.JSON:
+    """Score a two-player game; a hand the core rejects is reported at its index in ``hands``."""
     try:
-        return render.game_score(records, score_game(records, rules))
+        return render.game_score(hands, score_game(hands, rules))
     except GameError as error:
-        raise ValidationError({field: {error.index: [str(error)]}}) from None
+        raise ValidationError({"hands": {error.index: [str(error)]}}) from None
+
+
+def partnership_game(deals: list[tuple[HandRecord, HandRecord]], rules: Rules) -> render.JSON:
+    """Score a partnership game; a deal the core rejects is reported at its index in ``deals``."""
+    try:
+        return render.game_score(*score_partnership_game(deals, rules))
+    except GameError as error:
+        raise ValidationError({"deals": {error.index: [str(error)]}}) from None
 
 
 HANDS: list[dict[str, Any]] = [{"winner": 0, "points": 31}, {"winner": 1, "points": 12}, {"winner": None, "points": 0},
@@ -34,7 +42,7 @@ EXAMPLES = {
         "rules": "partnership"}},
 }
 ANSWERS = {"players": {"summary": "A finished game", "value": game(
-    [HandRecord(h["winner"], h["points"]) for h in HANDS], resolve_rules("standard"), "hands")}}
+    [HandRecord(h["winner"], h["points"]) for h in HANDS], resolve_rules("standard"))}}
 
 
 @blp.route("/score")
@@ -51,6 +59,5 @@ class ScoreGame(MethodView):
         difference).
         """
         if "deals" in args:
-            records = [partnership_deal(*deal["tables"]) for deal in args["deals"]]
-            return jsonify(game(records, args["rules"], "deals"))
-        return jsonify(game(args["hands"], args["rules"], "hands"))
+            return jsonify(partnership_game([deal["tables"] for deal in args["deals"]], args["rules"]))
+        return jsonify(game(args["hands"], args["rules"]))

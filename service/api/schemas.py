@@ -16,7 +16,7 @@ from ..core.hints import DEFAULT_CONFIG, MIN_SAMPLES, PHASES, ActionType
 from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
-from ..core.scoring import HandRecord, check_drawn_from_discard
+from ..core.scoring import EXTRA_BOXES, HandRecord, check_drawn_from_discard
 from .fields import CardField, CardsField, NumberField, QueryIntegerField, RulesField, load_rules
 
 HAND_SIZES = (10, 11)
@@ -25,6 +25,8 @@ BATCH_LIMIT = 1000
 HANDS_LIMIT = 500
 DEALS_LIMIT = 250
 CANONICAL_CARD = r"^[A2-9TJQK][shdc]$"
+OKLAHOMA_UPCARD = ("Oklahoma: the first upcard, which sets the knock limit (and doubles the score when a spade). "
+                   "Not used without Oklahoma.")
 
 
 def knock_limit_for(rules: Rules, upcard: Card | None) -> int:
@@ -58,7 +60,7 @@ class AnalyzeRequest(RequestSchema):
 
     hand = CardsField(HAND_SIZES, required=True)
     rules = RulesField(load_default=resolve_rules)
-    upcard = CardField(metadata={"description": "Oklahoma: the first upcard, which sets the knock limit."})
+    upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(metadata={
         "description": "11 cards: the card just taken from the discard pile; unless the rules allow it "
         "(`discard_pickup_allowed`), it may not be discarded this turn."})
@@ -122,7 +124,7 @@ class RoundScoreRequest(RequestSchema):
     knocker_melds = fields.List(CardsField(MELD_SIZES), validate=validate.Length(0, 3), metadata={
         "description": "The knocker's laid-out melds; missing: the legal layout that scores best."})
     discard = CardField(metadata={"description": "With an 11-card knocker: the card discarded face down."})
-    upcard = CardField(metadata={"description": "Oklahoma: the first upcard, which sets the knock limit."})
+    upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(metadata={
         "description": "The card the knocker took from the discard pile this turn, if any."})
     rules = RulesField(load_default=resolve_rules)
@@ -150,7 +152,7 @@ class RoundScoreRequest(RequestSchema):
             knocker &= ~(1 << discard)
         if "knocker_melds" in data:
             try:
-                check_knocker_melds(data["knocker_melds"], knocker)
+                check_knocker_melds(data["knocker_melds"], knocker, discard)
             except CardError as error:
                 raise _at("knocker_melds", error) from None
 
@@ -161,8 +163,9 @@ class HandResult(RequestSchema):
     winner = fields.Integer(strict=True, required=True, allow_none=True, validate=validate.OneOf([0, 1]),
                             metadata={"description": "Player (or team) 0 or 1; null for a drawn hand."})
     points = fields.Integer(strict=True, required=True, validate=validate.Range(0, 10000))
-    extra_boxes = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 100),
-                                 metadata={"description": "Oklahoma extra boxes won with the hand."})
+    extra_boxes = fields.Integer(strict=True, load_default=0, validate=validate.OneOf(EXTRA_BOXES), metadata={
+        "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
+        "2 for gin, doubled on a spade upcard."})
 
     @validates_schema
     def _drawn_scores_nothing(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -183,6 +186,8 @@ class Deal(RequestSchema):
 class GameScoreRequest(RequestSchema):
     """A game's hands in order: ``hands`` for two players, or ``deals`` for two partnerships."""
 
+    openapi_extra = {"oneOf": [{"required": ["hands"]}, {"required": ["deals"]}]}  # noqa: RUF012 (a class constant)
+
     hands = fields.List(fields.Nested(HandResult), validate=validate.Length(0, HANDS_LIMIT))
     deals = fields.List(fields.Nested(Deal), validate=validate.Length(0, DEALS_LIMIT))
     rules = RulesField(load_default=resolve_rules)
@@ -193,8 +198,6 @@ class GameScoreRequest(RequestSchema):
             given = "not both" if "hands" in data else "neither was given"
             raise ValidationError(f"give either hands (two players) or deals (partnerships): {given}")
 
-
-GAME_REQUEST_ONE_OF = {"oneOf": [{"required": ["hands"]}, {"required": ["deals"]}]}
 
 
 def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
@@ -215,7 +218,7 @@ class _AnalyzeQueryBase(RequestSchema):
 
     hand = CardsField(HAND_SIZES, text_only=True, required=True)
     rules = fields.String(validate=validate.OneOf(list(PRESETS)), metadata={"description": "A preset name."})
-    upcard = CardField(metadata={"description": "Oklahoma: the first upcard, which sets the knock limit."})
+    upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
 
     @post_load
     def _resolve(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -381,7 +384,9 @@ class Layoff(Schema):
     """A defender's card and the knocker meld it goes onto."""
 
     card = _card()
-    meld_index = fields.Integer(required=True, metadata={"description": "Index into `knocker_melds`."})
+    meld_index = fields.Integer(required=True, metadata={
+        "description": "Index into the knocker's melds as the same answer lists them: `knocker_melds` of a layoffs "
+        "answer, `knocker.melds` of a round's score (where runs that touch are joined)."})
 
 
 class LayoffsResult(Schema):

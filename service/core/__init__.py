@@ -52,6 +52,7 @@ from .scoring import (
     knocker_choice,
     partnership_deal,
     score_game,
+    score_partnership_game,
     score_round,
 )
 
@@ -111,5 +112,6 @@ __all__ = [
     "possible_layoffs",
     "resolve_rules",
     "score_game",
+    "score_partnership_game",
     "score_round",
 ]

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .cards import RANK_COLUMN, Card, CardError, Hand, card_rank, format_card, format_hand, hand_value
-from .melds import Candidate, find_melds, is_run, is_valid_meld, merge_runs, pack
+from .melds import Candidate, best_arrangement, find_melds, is_run, is_valid_meld, merge_runs, pack
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,13 @@ class DefenderResult:
         return hand_value(self.deadwood_cards)
 
 
-def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None) -> None:
-    """Raise CardError unless the melds are valid, disjoint and (if given) inside the knocker's hand."""
+GIN_MELDED = 10
+"""A knocker with this many cards melded (11 for big gin) has gin: no layoffs."""
+
+
+def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None, discard: Card | None = None) -> None:
+    """Raise CardError unless the melds are valid, disjoint, of at most 11 cards and (if given) inside
+    the knocker's hand once ``discard`` is gone from it."""
     seen = 0
     for index, meld in enumerate(melds):
         shown = " ".join(format_hand(meld))
@@ -48,9 +53,18 @@ def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None) -> No
             card = format_card((meld & seen & -(meld & seen)).bit_length() - 1)
             raise CardError(f"{card} is in more than one knocker meld", card=card)
         if knocker is not None and meld & ~knocker:
-            card = format_card((meld & ~knocker & -(meld & ~knocker)).bit_length() - 1)
-            raise CardError(f"knocker meld {index} uses {card}, which is not in the knocker's hand", card=card)
+            outside = meld & ~knocker & -(meld & ~knocker)
+            card = format_card(outside.bit_length() - 1)
+            where = "the discard" if discard is not None and outside == 1 << discard else "not in the knocker's hand"
+            raise CardError(f"knocker meld {index} uses {card}, which is {where}", card=card)
         seen |= meld
+    if seen.bit_count() > GIN_MELDED + 1:
+        raise CardError(f"the knocker's melds hold {seen.bit_count()} cards; a knocker holds {GIN_MELDED} "
+                        f"(11 melded for big gin)")
+
+
+def _is_gin(knocker_melds: Sequence[int]) -> bool:
+    return sum(meld.bit_count() for meld in knocker_melds) >= GIN_MELDED
 
 
 def _layoff_chains(meld: int, defender: Hand) -> Iterator[tuple[Card, ...]]:
@@ -74,7 +88,9 @@ def _in_lane(card: Card, meld: int) -> bool:
 
 
 def possible_layoffs(knocker_melds: Sequence[int], defender: Hand) -> list[Layoff]:
-    """Every card the defender could lay off, onto which meld (chains count)."""
+    """Every card the defender could lay off, onto which meld (chains count); none against gin."""
+    if _is_gin(knocker_melds):
+        return []
     found = {
         Layoff(card, index)
         for index, meld in enumerate(knocker_melds)
@@ -85,7 +101,11 @@ def possible_layoffs(knocker_melds: Sequence[int], defender: Hand) -> list[Layof
 
 
 def best_defence(knocker_melds: Sequence[int], defender: Hand) -> DefenderResult:
-    """The defender's least deadwood over its own melds and its layoffs chosen together."""
+    """The defender's least deadwood over its own melds and its layoffs chosen together (against gin,
+    its own melds alone)."""
+    if _is_gin(knocker_melds):
+        plain = best_arrangement(defender)
+        return DefenderResult(plain.melds, (), plain.deadwood_cards)
     candidates: list[Candidate[tuple[Layoff, ...]]] = [
         Candidate(meld, hand_value(meld), ()) for meld in find_melds(defender)
     ]

@@ -17,12 +17,14 @@ Side = Literal["knocker", "defender"]
 
 
 class IllegalKnockError(ValueError):
-    """A knock whose deadwood is above the limit, or a big gin that does not meld."""
+    """A knock whose deadwood is above the limit, or a big gin that does not meld; ``field`` is the
+    input at fault (the knocker's cards, or the melds it was given)."""
 
-    def __init__(self, deadwood: int, limit: int, message: str | None = None) -> None:
+    def __init__(self, deadwood: int, limit: int, message: str | None = None, field: str = "knocker") -> None:
         super().__init__(message or f"the knocker's deadwood is {deadwood}, above the knock limit of {limit}")
         self.deadwood = deadwood
         self.limit = limit
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -62,14 +64,6 @@ def _knock_outcome(knocker_deadwood: int, defender_deadwood: int, rules: Rules) 
     return "tie"
 
 
-def _defend(knocker: Arrangement, defender: Hand) -> DefenderResult:
-    """The defender's answer: layoffs unless the knocker went gin."""
-    if knocker.deadwood == 0:
-        plain = best_arrangement(defender)
-        return DefenderResult(plain.melds, (), plain.deadwood_cards)
-    return best_defence(knocker.melds, defender)
-
-
 def _net_for_knocker(knocker: Arrangement, defence: DefenderResult, rules: Rules) -> int:
     outcome: Outcome = "gin" if knocker.deadwood == 0 else _knock_outcome(knocker.deadwood, defence.deadwood, rules)
     return _side_points(outcome, knocker.deadwood, defence.deadwood, rules)
@@ -81,11 +75,11 @@ def knocker_choice(knocker: Hand, defender: Hand, rules: Rules, limit: int) -> t
     if not options:
         raise IllegalKnockError(min_deadwood(knocker), limit)
     if options[0].deadwood == 0:
-        return options[0], _defend(options[0], defender)
+        return options[0], best_defence(options[0].melds, defender)
     best: tuple[Arrangement, DefenderResult] | None = None
     best_net = 0
     for arrangement in options:
-        defence = _defend(arrangement, defender)
+        defence = best_defence(arrangement.melds, defender)
         net = _net_for_knocker(arrangement, defence, rules)
         if best is None or net > best_net:
             best, best_net = (arrangement, defence), net
@@ -137,13 +131,13 @@ def score_round(
         raise CardError("a discard is given only with an 11-card knocker", card=format_card(discard))
 
     if knocker_melds is not None:
-        check_knocker_melds(knocker_melds, knocker)
+        check_knocker_melds(knocker_melds, knocker, discard)
         laid = Arrangement.of(knocker, knocker_melds)
         if big_gin and laid.deadwood:
-            raise IllegalKnockError(laid.deadwood, 0, "big gin needs all 11 cards melded")
+            raise IllegalKnockError(laid.deadwood, 0, "big gin needs all 11 cards melded", "knocker_melds")
         if laid.deadwood > limit:
-            raise IllegalKnockError(laid.deadwood, limit)
-        defence = _defend(laid, defender)
+            raise IllegalKnockError(laid.deadwood, limit, field="knocker_melds")
+        defence = best_defence(laid.melds, defender)
     elif big_gin:
         laid = best_arrangement(knocker)
         if laid.deadwood:
@@ -153,7 +147,7 @@ def score_round(
                 f"an 11-card knocker without a discard is big gin, but {laid.deadwood} "
                 "deadwood is left: give the discard",
             )
-        defence = _defend(laid, defender)
+        defence = best_defence(laid.melds, defender)
     else:
         laid, defence = knocker_choice(knocker, defender, rules, limit)
 
@@ -213,8 +207,39 @@ class GameError(ValueError):
         self.index = index
 
 
+EXTRA_BOXES = (0, 1, 2, 4)
+"""The Oklahoma extra boxes a hand can win: 1 for an undercut, 2 for gin, doubled on a spade upcard."""
+
+
+def check_hand_record(hand: HandRecord, rules: Rules) -> None:
+    """Raise ``ValueError`` for a hand result that no hand under ``rules`` can have."""
+    if hand.winner is None:
+        if hand.points or hand.extra_boxes:
+            raise ValueError("a drawn hand scores no points")
+        return
+    if hand.points == 0 and _least_win(rules) > 0:
+        raise ValueError("a hand won scores at least 1 point under these rules (every bonus is above 0)")
+    if hand.extra_boxes and not (rules.oklahoma and rules.oklahoma_extra_boxes):
+        raise ValueError("extra boxes are won only under Oklahoma with oklahoma_extra_boxes on")
+    if hand.extra_boxes not in EXTRA_BOXES:
+        raise ValueError(f"extra boxes are 1 (undercut) or 2 (gin), doubled on a spade upcard: "
+                         f"one of {', '.join(map(str, EXTRA_BOXES))}, got {hand.extra_boxes}")
+
+
+def _least_win(rules: Rules) -> int:
+    """The fewest points a hand can be won by: a knock wins by at least 1, gin and an undercut on a
+    tie by their bonus alone when the defender has no deadwood."""
+    bonuses = [rules.gin_bonus, *([rules.undercut_bonus] if rules.undercut_on_tie else []),
+               *([] if rules.big_gin_bonus is None else [rules.big_gin_bonus])]
+    return min(1, *bonuses)
+
+
 def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
-    """Running totals, and once a player reaches the target: game, box and shutout bonuses."""
+    """Running totals, and once a player reaches the target: game, box and shutout bonuses.
+
+    A shutout is a game in which the loser scored nothing; unless a bonus is 0, that is a game in
+    which it won no hand.
+    """
     totals = [0, 0]
     won = [0, 0]
     boxes = [0, 0]
@@ -223,10 +248,11 @@ def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
     for index, hand in enumerate(hands):
         if winner is not None:
             raise GameError(index, f"the game already ended at hand {index - 1} when a player reached {rules.target}")
-        if hand.winner is None:
-            if hand.points or hand.extra_boxes:
-                raise GameError(index, "a drawn hand scores no points")
-        else:
+        try:
+            check_hand_record(hand, rules)
+        except ValueError as error:
+            raise GameError(index, str(error)) from None
+        if hand.winner is not None:
             totals[hand.winner] += hand.points
             won[hand.winner] += 1
             boxes[hand.winner] += 1 + hand.extra_boxes
@@ -260,6 +286,19 @@ def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
         abs(scores[0] - scores[1]),
         None if scores[0] == scores[1] else 0 if scores[0] < scores[1] else 1,
     )
+
+
+def score_partnership_game(deals: Sequence[tuple[HandRecord, HandRecord]], rules: Rules
+                           ) -> tuple[tuple[HandRecord, ...], GameResult]:
+    """Each deal's two tables combined into the teams' result, and the game scored over those."""
+    for index, tables in enumerate(deals):
+        for table, hand in enumerate(tables):
+            try:
+                check_hand_record(hand, rules)
+            except ValueError as error:
+                raise GameError(index, f"table {table}: {error}") from None
+    records = tuple(partnership_deal(*tables) for tables in deals)
+    return records, score_game(records, rules)
 
 
 def partnership_deal(first_table: HandRecord, second_table: HandRecord) -> HandRecord:

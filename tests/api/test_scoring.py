@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry
 
 from service.core.rules import PRESETS, RULE_PARAMETERS, Rules
 
-from .conftest import Call
+from .conftest import SPEC_URI, Call
 
 RANKS = "A23456789TJQK"
 VALUE = {rank: min(i + 1, 10) for i, rank in enumerate(RANKS)}
@@ -50,6 +54,8 @@ def test_layoffs_chain_and_choose_the_best(call: Call) -> None:
          "Js is in both"),
         ({"knocker_melds": [], "defender": DEFENDER}, "#/knocker_melds", "Length"),
         ({"knocker_melds": [["6h", "7h"]], "defender": DEFENDER}, "#/knocker_melds/0", "got 2"),
+        ({"knocker_melds": ["6h 7h 8h 5h", "Js Qs Ks Ts", "As 2s 3s 4s"], "defender": DEFENDER}, "#/knocker_melds",
+         "the knocker's melds hold 12 cards"),
     ],
 )
 def test_layoff_input_errors(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
@@ -118,6 +124,10 @@ def test_oklahoma_spade_upcard_doubles(call: Call) -> None:
          "must be among the knocker's cards"),
         ({"knocker": KNOCKER + " 9s", "defender": DEFENDER, "discard": "9s", "drawn_from_discard": "8d",
           "rules": "gra"}, "#/drawn_from_discard", "must be among the knocker's cards"),
+        ({"knocker": "As 2s 3s 4s 7h 7d 7c Kd Qd Jd 2c", "defender": "5s 6s 8h 9h Th 4d 4c 9c Tc Qc", "discard": "4s",
+          "knocker_melds": [["As", "2s", "3s", "4s"]]}, "#/knocker_melds", "uses 4s, which is the discard"),
+        ({"knocker": KNOCKER, "defender": DEFENDER, "knocker_melds": [["As", "2s", "3s"]]}, "#/knocker_melds",
+         "the knocker's deadwood is 53, above the knock limit of 10"),
     ],
 )
 def test_round_input_errors_name_the_field(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
@@ -176,12 +186,25 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
         ({"hands": [], "deals": []}, "#", "not both"),
         ({}, "#", "neither was given"),
         ({"hands": [{"winner": 2, "points": 5}]}, "#/hands/0/winner", "Must be one of"),
+        ({"hands": [{"winner": 0, "points": 30, "extra_boxes": 2}]}, "#/hands/0", "only under Oklahoma"),
+        ({"hands": [{"winner": 0, "points": 30, "extra_boxes": 3}]}, "#/hands/0/extra_boxes", "Must be one of"),
+        ({"hands": [{"winner": 1, "points": 0}], "rules": "hoyle"}, "#/hands/0", "at least 1 point"),
+        ({"deals": [{"tables": [{"winner": 0, "points": 9}, {"winner": 1, "points": 0}]}]}, "#/deals/0",
+         "table 1: a hand won scores at least 1 point"),
     ],
 )
 def test_game_input_errors(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
     problem = call("POST", "/v1/games/score", json=body).get_json()
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == pointer
     assert detail in problem["errors"][0]["detail"]
+
+
+@pytest.mark.parametrize("body", [{}, {"hands": [], "deals": []}])
+def test_the_spec_asks_for_hands_or_deals_as_the_service_does(spec: dict[str, Any], registry: Registry,
+                                                              body: dict[str, Any]) -> None:
+    schema = {"$ref": SPEC_URI + "#/components/schemas/GameScoreRequest"}
+    assert not Draft202012Validator(schema, registry=registry).is_valid(body)
+    assert Draft202012Validator(schema, registry=registry).is_valid({"hands": []})
 
 
 def test_rules_catalog_lists_every_parameter_and_preset(call: Call) -> None:

@@ -187,9 +187,11 @@ def layoff_search(knocker_melds: Iterable[RefMeld], defender: RefHand) -> tuple[
     """Every sequence of single layoffs, each onto a knocker meld as extended so far.
 
     Returns every set of cards that can be laid off together, and every (card, meld index)
-    layoff that occurs in some legal sequence.
+    layoff that occurs in some legal sequence. Against gin (10 or more cards melded) there is none.
     """
     start = (tuple(knocker_melds), defender)
+    if sum(len(meld) for meld in start[0]) >= 10:
+        return {frozenset()}, set()
     seen = {start}
     stack = [start]
     laid_off_sets: set[RefHand] = set()

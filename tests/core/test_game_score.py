@@ -2,7 +2,7 @@
 
 import pytest
 
-from service.core import GameError, HandRecord, partnership_deal, resolve_rules, score_game
+from service.core import GameError, HandRecord, partnership_deal, resolve_rules, score_game, score_partnership_game
 
 
 def test_running_totals_until_the_target() -> None:
@@ -68,6 +68,45 @@ def test_hands_after_the_end_are_rejected() -> None:
 def test_a_drawn_hand_scores_nothing() -> None:
     with pytest.raises(GameError):
         score_game([HandRecord(None, 10)], resolve_rules())
+
+
+OKLAHOMA_BOXES = {"oklahoma_extra_boxes": True}
+
+
+@pytest.mark.parametrize(
+    ("hand", "preset", "overrides", "message"),
+    [
+        (HandRecord(1, 0), "hoyle", None, "at least 1 point"),
+        (HandRecord(0, 100, extra_boxes=2), "standard", None, "only under Oklahoma with oklahoma_extra_boxes"),
+        (HandRecord(0, 100, extra_boxes=2), "oklahoma", None, "only under Oklahoma with oklahoma_extra_boxes"),
+        (HandRecord(0, 100, extra_boxes=3), "oklahoma", OKLAHOMA_BOXES, "one of 0, 1, 2, 4, got 3"),
+    ],
+)
+def test_a_hand_no_deal_can_produce_is_refused(hand: HandRecord, preset: str, overrides: dict[str, bool] | None,
+                                               message: str) -> None:
+    with pytest.raises(GameError, match=message) as caught:
+        score_game([HandRecord(0, 10), hand], resolve_rules(preset, overrides))
+    assert caught.value.index == 1
+
+
+@pytest.mark.parametrize("overrides", [{"gin_bonus": 0}, {"undercut_bonus": 0}, {"big_gin_bonus": 0}])
+def test_a_hand_won_for_nothing_when_a_bonus_is_0_and_a_shutout_is_then_scoring_nothing(
+        overrides: dict[str, int]) -> None:
+    """An undercut on a tie, or gin against no deadwood, scores only its bonus: 0 here."""
+    result = score_game([HandRecord(1, 0), HandRecord(0, 100)], resolve_rules("hoyle", overrides))
+    assert result.hands_won == (1, 1) and result.shutout  # the loser won a hand but scored nothing
+    with pytest.raises(GameError, match="at least 1 point"):
+        score_game([HandRecord(1, 0)], resolve_rules("hoyle", {**overrides, "undercut_on_tie": False}
+                                                     if "undercut_bonus" in overrides else {}))
+
+
+def test_partnership_tables_are_checked_each() -> None:
+    with pytest.raises(GameError, match="hand 1: table 1: a hand won scores at least 1 point") as caught:
+        score_partnership_game([(HandRecord(0, 20), HandRecord(1, 5)), (HandRecord(0, 20), HandRecord(1, 0))],
+                               resolve_rules("partnership"))
+    assert caught.value.index == 1
+    hands, result = score_partnership_game([(HandRecord(0, 20), HandRecord(1, 5))], resolve_rules("partnership"))
+    assert hands == (HandRecord(0, 15),) and result.running_totals == ((15, 0),)
 
 
 @pytest.mark.parametrize(

@@ -78,6 +78,17 @@ def melds_of(*texts: str) -> list[Hand]:
     return [parse_hand(text) for text in texts]
 
 
+@pytest.mark.parametrize("melds", [("6h 7h 8h", "Qs Qd Qc", "As 2s 3s 4s"), ("As 2s 3s 4s 5s 6s 7s 8s 9s Ts Js",)])
+def test_nothing_is_laid_off_against_gin(melds: tuple[str, ...]) -> None:
+    """Ten cards melded (eleven for big gin): the defender keeps its own melds and lays off nothing."""
+    defender = parse_hand("9h Th 2c 3c 4c Qh 5d 5h Ks 8d")
+    knocker_melds = melds_of(*melds)
+    assert possible_layoffs(knocker_melds, defender) == []
+    result = best_defence(knocker_melds, defender)
+    assert result.layoffs == () and result.melds == (parse_hand("2c 3c 4c"),)
+    assert result.deadwood == ref.defender_deadwood([ref.from_bits(m) for m in knocker_melds], ref.from_bits(defender))
+
+
 def test_fourth_queen_is_laid_off() -> None:
     # seed 000: the knocker melds three Queens, the defender's Queen goes on them for 10 less.
     result = best_defence(melds_of("Qs Qh Qd"), parse_hand("Qc 2h 5d"))
