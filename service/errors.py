@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from flask import Flask, Response, current_app, request
 from marshmallow import ValidationError
-from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.exceptions import HTTPException, InternalServerError, UnsupportedMediaType
 
 from .core.cards import CardError
 from .core.hints import HintStateError
 from .core.rules import RulesError
 from .core.scoring import GameError, IllegalKnockError
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIEnvironment
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 PROBLEM_BASE = "tag:gin-service,2025:problems/"
@@ -100,6 +103,16 @@ def _allowed(error: HTTPException) -> str:
     return ", ".join(sorted(getattr(error, "valid_methods", None) or ()))
 
 
+class UnsupportedBodyEncoding(UnsupportedMediaType):
+    """A JSON body compressed, or in a charset other than UTF-8: a 415 that says which, and that the
+    service reads bodies uncompressed (``Accept-Encoding: identity``, RFC 9110)."""
+
+    def get_headers(self, environ: WSGIEnvironment | None = None, scope: dict[str, Any] | None = None
+                    ) -> list[tuple[str, str]]:
+        """The usual headers, and ``Accept-Encoding: identity``."""
+        return [*super().get_headers(environ, scope), ("Accept-Encoding", "identity")]
+
+
 def _http_detail(error: HTTPException) -> str:
     if error.code == 405:
         return f"{request.method} is not allowed on {request.path}; allowed: {_allowed(error)}"
@@ -107,7 +120,7 @@ def _http_detail(error: HTTPException) -> str:
         return f"no resource at {request.path}; see /docs"
     if error.code == 413:
         return f"the request body is larger than the limit of {request.max_content_length} bytes"
-    if error.code == 415:
+    if error.code == 415 and not isinstance(error, UnsupportedBodyEncoding):
         return "the request body must be JSON, sent with Content-Type: application/json"
     if error.code == 500:
         return "the server could not answer this request; the failure has been logged"

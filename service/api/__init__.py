@@ -18,9 +18,9 @@ from apispec import APISpec, BasePlugin
 from flask import Flask, Request, current_app
 from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser, is_json_request
-from werkzeug.exceptions import UnsupportedMediaType
+from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 
-from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, problem_body
+from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, UnsupportedBodyEncoding, problem_body
 from .fields import component_schemas
 from .schemas import BatchAnswer, BatchError, Problem
 
@@ -28,7 +28,8 @@ ERROR_RESPONSES: dict[str, tuple[int, str, dict[str, Any]]] = {
     "BadRequest": (400, "The body is not valid JSON.", problem_body(400, "the request body is not valid JSON")),
     "ContentTooLarge": (413, "The body is over the size limit.", problem_body(
         413, "the request body is larger than the limit of 65536 bytes")),
-    "UnsupportedMediaType": (415, "The body is not sent as application/json.", problem_body(
+    "UnsupportedMediaType": (415, "The body is not sent as application/json, or is compressed (`Content-Encoding`), "
+                             "or declared in a charset other than UTF-8.", problem_body(
         415, "the request body must be JSON, sent with Content-Type: application/json")),
     "UnprocessableContent": (422, "The input is invalid; `errors` names each field at fault.", problem_body(
         422, "hand: unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)",
@@ -85,10 +86,11 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
 
 
 class Parser(FlaskParser):
-    """webargs' Flask parser with stricter edges. A JSON body not sent as JSON is a 415, a body over
-    the endpoint's size limit a 413 (its view class names the limit's setting in ``max_body_config``,
-    else ``MAX_CONTENT_LENGTH`` applies), and the JSON is read with the app's provider (orjson). A
-    query parameter that takes one value is refused when given twice (webargs would keep the first)."""
+    """webargs' Flask parser with stricter edges. A JSON body not sent as JSON, compressed, or declared
+    in a charset other than UTF-8 is a 415; a body over the endpoint's size limit a 413, chunked or
+    not (its view class names the limit's setting in ``max_body_config``, else
+    ``MAX_CONTENT_LENGTH`` applies); the JSON is read with the app's provider (orjson). A query
+    parameter that takes one value is refused when given twice (webargs would keep the first)."""
 
     def load_querystring(self, req: Request, schema: Schema) -> Any:
         """The query parameters, each single-valued one given at most once."""
@@ -102,16 +104,30 @@ class Parser(FlaskParser):
     def _raw_load_json(self, req: Request) -> Any:
         if not is_json_request(req):
             raise UnsupportedMediaType()
+        if req.content_encoding not in (None, "", "identity"):
+            raise UnsupportedBodyEncoding(f"the request body is sent with Content-Encoding: {req.content_encoding}; "
+                                          "send it uncompressed")
+        charset = req.mimetype_params.get("charset", "utf-8").lower()
+        if charset not in ("utf-8", "utf8"):
+            raise UnsupportedBodyEncoding(f"the request body is declared charset={charset}; JSON is read as UTF-8")
         view_class = getattr(current_app.view_functions.get(req.endpoint or ""), "view_class", None)
         limit_key = getattr(view_class, "max_body_config", None)
         if limit_key is not None:
             req.max_content_length = current_app.config[limit_key]
         body = req.get_data(cache=True)
+        if req.content_length is None and len(body) == req.max_content_length and req.environ["wsgi.input"].read(1):
+            # A chunked body (no Content-Length) is cut at the limit by Werkzeug: past it, refuse.
+            raise RequestEntityTooLarge()
         try:
             return current_app.json.loads(body)
         except json.JSONDecodeError as error:
             # webargs takes an error with an empty ``doc`` for an empty body (a missing one).
-            raise json.JSONDecodeError(error.msg, body.decode(errors="replace"), error.pos) from None
+            text = body.decode(errors="replace")
+            try:
+                body.decode()
+            except UnicodeDecodeError as bad:
+                raise json.JSONDecodeError(f"byte 0x{body[bad.start]:02x} is not UTF-8", text, bad.start) from None
+            raise json.JSONDecodeError(error.msg, text, error.pos) from None
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]

@@ -54,7 +54,11 @@ def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untype
         ("POST", "/v1/games/score", {"data": '{"hands": [], "rules": {"target": 1e400}}',
                                      "content_type": "application/json"}, 400, "infinity"),
         ("POST", "/v1/hands/analyze", {"data": b"\xff\xfe", "content_type": "application/json"}, 400,
-         "not valid JSON"),
+         "not valid JSON: byte 0xff is not UTF-8 (line 1, column 1)"),
+        ("POST", "/v1/hands/analyze", {"data": '{"hand": "As"}', "content_type": "application/json; charset=latin-1"},
+         415, "declared charset=latin-1; JSON is read as UTF-8"),
+        ("POST", "/v1/hands/analyze", {"data": b"\x1f\x8b", "content_type": "application/json",
+                                       "headers": {"Content-Encoding": "gzip"}}, 415, "Content-Encoding: gzip"),
         ("GET", "/v2/nothing", {}, 404, "no resource at /v2/nothing"),
         ("POST", "/v1/hands/analyze", {"json": {"hand": TEN, "pad": "x" * 70_000}}, 413, "limit of 65536 bytes"),
         ("POST", "/v1/hands/analyze", {"data": TEN, "content_type": "text/plain"}, 415, "application/json"),
@@ -69,6 +73,15 @@ def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untype
 def test_http_errors_are_problems(call: Call, method: str, url: str, kwargs: dict, status: int,  # type: ignore[type-arg]
                                   detail: str) -> None:
     assert detail in _problem(call(method, url, **kwargs), status)["detail"]
+
+
+def test_a_compressed_body_is_refused_with_the_encoding_the_service_reads(call: Call) -> None:
+    response = call("POST", "/v1/hands/analyze", data=b"\x1f\x8b", content_type="application/json",
+                    headers={"Content-Encoding": "br"})
+    assert _problem(response, 415)["detail"].startswith("the request body is sent with Content-Encoding: br")
+    assert response.headers["Accept-Encoding"] == "identity"
+    plain = {"content_type": "application/json; charset=UTF-8", "headers": {"Content-Encoding": "identity"}}
+    assert call("POST", "/v1/hands/analyze", data=f'{{"hand": "{TEN}"}}', **plain).status_code == 200
 
 
 def test_method_not_allowed_keeps_allow_header(call: Call) -> None:
