@@ -16,7 +16,7 @@ from typing import Any
 import flask_smorest
 from apispec import APISpec, BasePlugin
 from flask import Flask, Request, current_app
-from marshmallow import Schema, ValidationError
+from marshmallow import RAISE, Schema, ValidationError
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 
@@ -85,12 +85,20 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         spec.components.response("URITooLong", URI_TOO_LONG)
 
 
+class NoQuery(Schema):
+    """The query string of an operation that takes a JSON body: it must be empty (a parameter there
+    would be ignored, e.g. rules meant for the body)."""
+
+    error_messages = {"unknown": "not read here: this operation takes its input as a JSON body"}  # noqa: RUF012 (marshmallow reads it from the class)
+
+
 class Parser(FlaskParser):
     """webargs' Flask parser with stricter edges. A JSON body not sent as JSON, compressed, or declared
     in a charset other than UTF-8 is a 415; a body over the endpoint's size limit a 413, chunked or
     not (its view class names the limit's setting in ``max_body_config``, else
-    ``MAX_CONTENT_LENGTH`` applies); the JSON is read with the app's provider (orjson). A query
-    parameter that takes one value is refused when given twice (webargs would keep the first)."""
+    ``MAX_CONTENT_LENGTH`` applies); the JSON is read with the app's provider (orjson), and a query string
+    beside it is refused. A query parameter that takes one value is refused when given twice
+    (webargs would keep the first)."""
 
     def load_querystring(self, req: Request, schema: Schema) -> Any:
         """The query parameters, each single-valued one given at most once."""
@@ -102,6 +110,8 @@ class Parser(FlaskParser):
         return proxy
 
     def _raw_load_json(self, req: Request) -> Any:
+        if req.args:
+            self.parse(NoQuery(), req, location="query", unknown=RAISE)  # a 422 naming each parameter
         if not is_json_request(req):
             raise UnsupportedMediaType()
         if req.content_encoding not in (None, "", "identity"):

@@ -149,6 +149,13 @@ def test_unknown_query_parameter_is_named(call: Call) -> None:
     assert {"parameter": "", "detail": "Unknown field."} in nameless["errors"]
 
 
+def test_a_query_string_beside_a_json_body_is_refused_not_ignored(call: Call) -> None:
+    """Rules in the query of a POST would otherwise be dropped silently (the knock limit stayed 10)."""
+    response = call("POST", "/v1/hands/analyze?knock_limit=3", json={"hand": TEN}, template="/v1/hands/analyze")
+    assert _problem(response, 422)["errors"] == [
+        {"parameter": "knock_limit", "detail": "not read here: this operation takes its input as a JSON body"}]
+
+
 def test_health_and_readiness(call: Call) -> None:
     assert call("GET", "/healthz").get_json() == {"status": "ok"}
     assert call("GET", "/readyz").get_json() == {"status": "ready"}
