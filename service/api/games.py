@@ -50,6 +50,7 @@ class ScoreGame(MethodView):
     """Game scoring."""
 
     @blp.arguments(GameScoreRequest(), examples=EXAMPLES)
+    @blp.doc(operationId="scoreGame")
     @blp.response(200, GameScore, examples=ANSWERS)
     def post(self, args: dict[str, Any]) -> Response:
         """Running totals, and once a side reaches the target: game, box and shutout bonuses.

@@ -57,6 +57,7 @@ class Analyze(MethodView):
     """One hand."""
 
     @blp.arguments(AnalyzeQuery(), location="query", unknown=RAISE)
+    @blp.doc(operationId="analyzeHandInQuery")
     @blp.response(200, HandAnalysis, examples=ANSWERS)
     def get(self, args: dict[str, Any]) -> Response:
         """Analyze a hand given in the query: `?hand=As,2s,3s,...`.
@@ -67,6 +68,7 @@ class Analyze(MethodView):
         return jsonify(analyze(**args))
 
     @blp.arguments(AnalyzeRequest(), examples=EXAMPLES)
+    @blp.doc(operationId="analyzeHand")
     @blp.response(200, HandAnalysis, examples=ANSWERS)
     def post(self, args: dict[str, Any]) -> Response:
         """Analyze a hand of 10 cards, or 11 just after a draw.
@@ -104,6 +106,7 @@ class AnalyzeBatch(MethodView):
 
     max_body_config = "BATCH_MAX_CONTENT_LENGTH"
 
+    @blp.doc(operationId="analyzeHands")
     @blp.arguments(BatchAnalyzeRequest(), example=BATCH_EXAMPLE)
     @blp.response(200, BatchAnalysis, example={"results": [
         batch_answer(i, item, resolve_rules(None, BATCH_EXAMPLE["rules"]))

@@ -46,6 +46,7 @@ class Hint(MethodView):
     """Hints."""
 
     @blp.arguments(HintRequest(), example=EXAMPLE)
+    @blp.doc(operationId="adviseMove")
     @blp.response(200, HintAnswer, example=ANSWER)
     def post(self, args: dict[str, Any]) -> Response:
         """Advise the next move: take the upcard or pass, draw, discard, knock, gin or big gin.

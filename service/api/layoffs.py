@@ -30,6 +30,7 @@ EXAMPLE = {"knocker_melds": [["6h", "7h", "8h"], "Qs Qd Qc"], "defender": "9h Th
 class Layoffs(MethodView):
     """Layoffs."""
 
+    @blp.doc(operationId="findLayoffs")
     @blp.arguments(LayoffsRequest(), example=EXAMPLE)
     @blp.response(200, LayoffsResult, example=layoffs(
         [parse_hand(m) for m in EXAMPLE["knocker_melds"]], parse_hand(str(EXAMPLE["defender"]))))

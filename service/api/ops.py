@@ -19,6 +19,7 @@ SPEC_MEDIA_TYPES = {"json": "application/json", "yaml": "application/yaml"}
 class Alive(MethodView):
     """Liveness."""
 
+    @blp.doc(operationId="checkHealth")
     @blp.response(200, Health, example={"status": "ok"})
     def get(self) -> Response:
         """The process is up and answering."""
@@ -29,6 +30,7 @@ class Alive(MethodView):
 class Ready(MethodView):
     """Readiness."""
 
+    @blp.doc(operationId="checkReadiness")
     @blp.response(200, Health, example={"status": "ready"})
     def get(self) -> Response:
         """The engine is loaded and answers (one small analysis runs)."""
@@ -40,6 +42,7 @@ def _spec_route(fmt: str) -> type[MethodView]:
     media_type = SPEC_MEDIA_TYPES[fmt]
 
     class Spec(MethodView):
+        @blp.doc(operationId=f"getOpenAPI{fmt.upper()}")
         @blp.response(200, {"type": "object"}, content_type=media_type,
                       description=f"The OpenAPI document as {fmt.upper()}.")
         def get(self) -> Response:

@@ -34,6 +34,7 @@ class ScoreRound(MethodView):
     """Round scoring."""
 
     @blp.arguments(RoundScoreRequest(), examples=EXAMPLES)
+    @blp.doc(operationId="scoreRound")
     @blp.response(200, RoundScore, examples=ANSWERS)
     def post(self, args: dict[str, Any]) -> Response:
         """Score a knock, gin or big gin: outcome, winner, points, both sides laid out.

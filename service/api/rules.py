@@ -18,6 +18,7 @@ CATALOG = render.rules_catalog(resolve_rules())
 class RulesResource(MethodView):
     """The rules."""
 
+    @blp.doc(operationId="listRules")
     @blp.response(200, RulesCatalog, example=CATALOG)
     def get(self) -> Response:
         """Every rule parameter with its default and meaning, and every preset.

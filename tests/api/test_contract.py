@@ -56,6 +56,12 @@ def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     return [(path, method, operation) for path, item in spec["paths"].items() for method, operation in item.items()]
 
 
+def test_every_operation_has_its_own_operation_id(spec: dict[str, Any]) -> None:
+    """Client generators name their methods by it."""
+    ids = [operation.get("operationId") for _, _, operation in _operations(spec)]
+    assert None not in ids and len(set(ids)) == len(ids), ids
+
+
 def test_every_operation_documents_its_answers_and_errors(spec: dict[str, Any]) -> None:
     for path, method, operation in _operations(spec):
         responses = operation["responses"]
