@@ -26,7 +26,8 @@ from .schemas import BatchAnswer, BatchError, Problem
 
 ERROR_RESPONSES: dict[str, tuple[int, str, dict[str, Any]]] = {
     "BadRequest": (400, "The body is not valid JSON.", problem_body(400, "the request body is not valid JSON")),
-    "ContentTooLarge": (413, "The body is over the size limit.", problem_body(
+    "ContentTooLarge": (413, "The body is over the size limit: 64 KiB, or 2 MiB for a batch (settings "
+                        "`GIN_MAX_BODY_BYTES`, `GIN_BATCH_MAX_BODY_BYTES`).", problem_body(
         413, "the request body is larger than the limit of 65536 bytes")),
     "UnsupportedMediaType": (415, "The body is not sent as application/json, or is compressed (`Content-Encoding`), "
                              "or declared in a charset other than UTF-8.", problem_body(
@@ -42,11 +43,12 @@ ERROR_RESPONSES: dict[str, tuple[int, str, dict[str, Any]]] = {
 # gunicorn itself refuses a request line over its limit (4,094 bytes), before the application runs,
 # with an HTML page. The API's paths are short, so on a documented route only a query string can
 # make a request line that long: the operations that take one document this 414.
-URI_TOO_LONG = {"description": "The request line is over gunicorn's limit of 4,094 bytes; gunicorn answers this "
+URI_TOO_LONG: dict[str, Any] = {"description": "The request line is over gunicorn's limit of 4,094 bytes; gunicorn answers this "
                 "itself, in HTML, not as problem+json.",
                 "content": {"text/html": {"schema": {"type": "string"}, "example": (
-                    "<html><head><title>Request-URI Too Long</title></head><body><h1><p>Request-URI Too Long</p></h1>"
-                    "Request Line is too large (4138 &gt; 4094)</body></html>")}}}
+                    "<html>\n  <head>\n    <title>URI Too Long</title>\n  </head>\n  <body>\n"
+                    "    <h1><p>URI Too Long</p></h1>\n    Request Line is too large (4236 &gt; 4094)\n"
+                    "  </body>\n</html>\n")}}}
 BODY_ERRORS = {400: "BadRequest", 413: "ContentTooLarge", 415: "UnsupportedMediaType", 422: "UnprocessableContent"}
 QUERY_ERRORS = {414: "URITooLong", 422: "UnprocessableContent"}
 
