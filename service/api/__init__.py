@@ -43,7 +43,8 @@ ERROR_RESPONSES: dict[str, tuple[int, str, dict[str, Any]]] = {
 # gunicorn itself refuses a request line over its limit (4,094 bytes), before the application runs,
 # with an HTML page. The API's paths are short, so on a documented route only a query string can
 # make a request line that long: the operations that take one document this 414.
-URI_TOO_LONG: dict[str, Any] = {"description": "The request line is over gunicorn's limit of 4,094 bytes; gunicorn answers this "
+URI_TOO_LONG: dict[str, Any] = {
+                "description": "The request line is over gunicorn's limit of 4,094 bytes; gunicorn answers this "
                 "itself, in HTML, not as problem+json.",
                 "content": {"text/html": {"schema": {"type": "string"}, "example": (
                     "<html>\n  <head>\n    <title>URI Too Long</title>\n  </head>\n  <body>\n"

@@ -62,7 +62,9 @@ class Analyze(MethodView):
     def get(self, args: dict[str, Any]) -> Response:
         """Analyze a hand given in the query: `?hand=As,2s,3s,...`.
 
-        Rules come as a preset (`rules=oklahoma`) and/or single parameters (`knock_limit=5`).
+        Rules come as a preset (`rules=oklahoma`) and/or single parameters (`knock_limit=5`), every
+        one but `big_gin_bonus` (whose null a query cannot say: POST a body for it). Each parameter
+        is given once.
         """
         observability.count_hands_analyzed()
         return jsonify(analyze(**args))

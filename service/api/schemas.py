@@ -27,6 +27,8 @@ DEALS_LIMIT = 250
 CANONICAL_CARD = r"^[A2-9TJQK][shdc]$"
 OKLAHOMA_UPCARD = ("Oklahoma: the first upcard, which sets the knock limit (and doubles the score when a spade). "
                    "Not used without Oklahoma.")
+DRAWN_FROM_DISCARD = ("11 cards: the card just taken from the discard pile; unless the rules allow it "
+                      "(`discard_pickup_allowed`), it may not be discarded this turn.")
 
 
 def knock_limit_for(rules: Rules, upcard: Card | None) -> int:
@@ -61,19 +63,22 @@ class AnalyzeRequest(RequestSchema):
     hand = CardsField(HAND_SIZES, required=True)
     rules = RulesField(load_default=resolve_rules)
     upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
-    drawn_from_discard = CardField(metadata={
-        "description": "11 cards: the card just taken from the discard pile; unless the rules allow it "
-        "(`discard_pickup_allowed`), it may not be discarded this turn."})
+    drawn_from_discard = CardField(metadata={"description": DRAWN_FROM_DISCARD})
 
     @validates_schema
     def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
         knock_limit_for(data["rules"], data.get("upcard"))
-        taken = data.get("drawn_from_discard")
-        if taken is not None:
-            if data["hand"].bit_count() != 11:
-                raise ValidationError("a card just taken is given only with an 11-card hand", "drawn_from_discard")
-            if not data["hand"] >> taken & 1:
-                raise ValidationError(f"{format_card(taken)} is not in the hand", "drawn_from_discard")
+        _check_drawn_from_discard(data["hand"], data.get("drawn_from_discard"))
+
+
+def _check_drawn_from_discard(hand: Hand, taken: Card | None) -> None:
+    """The card just taken, if given, is one of an 11-card hand."""
+    if taken is None:
+        return
+    if hand.bit_count() != 11:
+        raise ValidationError("a card just taken is given only with an 11-card hand", "drawn_from_discard")
+    if not hand >> taken & 1:
+        raise ValidationError(f"{format_card(taken)} is not in the hand", "drawn_from_discard")
 
 
 class BatchItems(fields.List[Any]):
@@ -211,7 +216,8 @@ def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
 
 
 class _AnalyzeQueryBase(RequestSchema):
-    """``GET /v1/hands/analyze?hand=As,2s,...``: the hand, a preset, and any rule overrides."""
+    """``GET /v1/hands/analyze?hand=As,2s,...``: the hand, a preset, and any rule overrides (but
+    ``big_gin_bonus``, whose null a query string cannot say)."""
 
     class Meta:
         unknown = RAISE
@@ -219,13 +225,15 @@ class _AnalyzeQueryBase(RequestSchema):
     hand = CardsField(HAND_SIZES, text_only=True, required=True)
     rules = fields.String(validate=validate.OneOf(list(PRESETS)), metadata={"description": "A preset name."})
     upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
+    drawn_from_discard = CardField(metadata={"description": DRAWN_FROM_DISCARD})
 
     @post_load
     def _resolve(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        hand, upcard = data.pop("hand"), data.pop("upcard", None)
+        hand, upcard, taken = data.pop("hand"), data.pop("upcard", None), data.pop("drawn_from_discard", None)
+        _check_drawn_from_discard(hand, taken)
         rules = load_rules(data.pop("rules", None), data, preset_at_root=True)
         knock_limit_for(rules, upcard)
-        return {"hand": hand, "rules": rules, "upcard": upcard}
+        return {"hand": hand, "rules": rules, "upcard": upcard, "drawn_from_discard": taken}
 
 
 AnalyzeQuery = _AnalyzeQueryBase.from_dict(

@@ -101,6 +101,17 @@ def test_knock_limit_follows_the_rules(call: Call, extra: dict, limit: int) -> N
     assert answer["knock_limit"] == limit and answer["can_knock"] == (limit >= 5)
 
 
+def test_query_takes_the_card_just_taken(call: Call) -> None:
+    """As in a body: Kc was just taken, so 9s is the discard; a ten-card hand cannot have taken one."""
+    url = "/v1/hands/analyze?hand=" + quote("As,2s,3s,7h,7d,Kd,Qd,Jd,9s,5c,Kc")
+    answer = call("GET", url + "&drawn_from_discard=Kc", template="/v1/hands/analyze").get_json()
+    assert (answer["discard"], answer["discards"][-1]["card"]) == ("9s", "Kc")
+    problem = call("GET", f"/v1/hands/analyze?hand={quote(TEN)}&drawn_from_discard=5c",
+                   template="/v1/hands/analyze").get_json()
+    assert problem["errors"] == [{"parameter": "drawn_from_discard",
+                                  "detail": "a card just taken is given only with an 11-card hand"}]
+
+
 def test_query_takes_a_preset_and_overrides(call: Call) -> None:
     url = f"/v1/hands/analyze?hand={quote(TEN)}&rules=oklahoma&upcard=3d&oklahoma=false&knock_limit=4"
     assert call("GET", url, template="/v1/hands/analyze").get_json()["knock_limit"] == 4
