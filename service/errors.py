@@ -117,7 +117,7 @@ def _http_detail(error: HTTPException) -> str:
     if error.code == 405:
         return f"{request.method} is not allowed on {request.path}; allowed: {_allowed(error)}"
     if error.code == 404:
-        return f"no resource at {request.path}; see /docs"
+        return f"no resource at {request.path}; see /docs/"
     if error.code == 413:
         return f"the request body is larger than the limit of {request.max_content_length} bytes"
     if error.code == 415 and not isinstance(error, UnsupportedBodyEncoding):

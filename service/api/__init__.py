@@ -64,8 +64,8 @@ class SchemaExtras(BasePlugin):
 
 
 class Api(flask_smorest.Api):  # type: ignore[misc]
-    """flask-smorest's Api, with problem+json error responses, no error handler of its own, and the
-    schemas' ``openapi_extra`` in the spec."""
+    """flask-smorest's Api, with problem+json error responses, no error handler of its own, no
+    pagination, and the schemas' ``openapi_extra`` in the spec."""
 
     DEFAULT_ERROR_RESPONSE_NAME = "Error"
 
@@ -74,6 +74,9 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
 
     def _register_error_handlers(self) -> None:
         """``service.errors`` answers every error."""
+
+    def _register_pagination_header(self) -> None:
+        """No operation pages its answers: no pagination header nor its schema in the spec."""
 
     def _register_responses(self) -> None:
         spec: APISpec = self.spec

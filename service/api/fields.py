@@ -16,7 +16,7 @@ from ..core.cards import Card, CardError, Hand, parse_card, parse_hand
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, resolve_rules
 
 _RANKS = "(10|[2-9ATJQKatjqk])"
-_SUITS = "[shdcSHDC♠♥♦♣♤♡♢♧]"
+_SUITS = r"[shdcSHDC♠♥♦♣♤♡♢♧]\uFE0F?"
 CARD_PATTERN = rf"^\s*{_RANKS}\s*{_SUITS}\s*$"
 """One card as the core parses it: rank A 2-9 T/10 J Q K (any case), suit s h d c or a symbol."""
 

@@ -66,7 +66,8 @@ def card_bit(card: Card) -> Hand:
     return 1 << card
 
 
-_CARD_RE = re.compile(r"^\s*(10|[2-9atjqkAJQKT])\s*([shdcSHDC♠♥♦♣♤♡♢♧])\s*$")
+# A suit symbol may carry the emoji presentation selector (U+FE0F) that phone keyboards add: 5♣️.
+_CARD_RE = re.compile(r"^\s*(10|[2-9atjqkAJQKT])\s*([shdcSHDC♠♥♦♣♤♡♢♧])\uFE0F?\s*$")
 _SUIT_OF = {
     **{c: i for i, c in enumerate(SUIT_CHARS)},
     **{c: i for i, c in enumerate(SUIT_CHARS.upper())},

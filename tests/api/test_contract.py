@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -21,10 +22,14 @@ from typing import Any
 import pytest
 import yaml
 from flask import Flask
+from hypothesis import given
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from referencing import Registry
 
+from service.api.fields import CARD_PATTERN
+from service.core.cards import CardError, parse_card
 from service.spec import COMMITTED
 from service.spec import main as spec_main
 
@@ -54,6 +59,16 @@ def test_spec_is_valid_openapi(spec: dict[str, Any]) -> None:
 
 def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     return [(path, method, operation) for path, item in spec["paths"].items() for method, operation in item.items()]
+
+
+@given(st.text(alphabet="10A2TtKkshSH♠♣♤\ufe0f ,\t", max_size=8))
+def test_the_spec_card_pattern_accepts_what_the_parser_accepts(text: str) -> None:
+    try:
+        parse_card(text)
+        parsed = True
+    except CardError:
+        parsed = False
+    assert (re.fullmatch(CARD_PATTERN, text) is not None) == parsed, repr(text)
 
 
 def test_every_operation_has_its_own_operation_id(spec: dict[str, Any]) -> None:
