@@ -21,6 +21,7 @@ from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 
 from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, UnsupportedBodyEncoding, problem_body
+from ..observability import REQUEST_ID_HEADER, REQUEST_ID_PATTERN
 from .fields import component_schemas
 from .schemas import BatchAnswer, BatchError, Problem
 
@@ -54,23 +55,43 @@ BODY_ERRORS = {400: "BadRequest", 413: "ContentTooLarge", 415: "UnsupportedMedia
 QUERY_ERRORS = {414: "URITooLong", 422: "UnprocessableContent"}
 
 
-class SchemaExtras(BasePlugin):
-    """Adds a schema's ``openapi_extra`` to its component: what apispec cannot derive from the fields,
-    such as a ``oneOf`` of required properties."""
+REQUEST_ID = "RequestId"
+REQUEST_ID_EXAMPLE = "5d0c9e2a4b7f41c3a8e6d1f0b2c4a6e8"
+REQUEST_ID_PARAMETER: dict[str, Any] = {
+    "name": REQUEST_ID_HEADER, "schema": {"type": "string"}, "example": REQUEST_ID_EXAMPLE,
+    "description": "An id for the request, echoed in the answer and its log line: 1 to 128 visible ASCII "
+    "characters, no spaces; any other value is replaced by a new id."}
+REQUEST_ID_ANSWER: dict[str, Any] = {
+    "schema": {"type": "string", "pattern": f"^{REQUEST_ID_PATTERN.pattern}$"}, "example": REQUEST_ID_EXAMPLE,
+    "description": "The request's id: the `X-Request-ID` sent, else a new one (32 hex digits)."}
+
+
+class SpecExtras(BasePlugin):
+    """What apispec cannot derive from the code: a schema's ``openapi_extra`` (such as a ``oneOf``
+    of required properties), and the ``X-Request-ID`` header on every operation and answer."""
 
     def schema_helper(self, name: str, definition: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """The keys to add to the component ``name``."""
         return dict(getattr(kwargs.get("schema"), "openapi_extra", {}))
 
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        """Each operation takes an ``X-Request-ID`` and each of its own answers carries one."""
+        for operation in (operations or {}).values():
+            operation.setdefault("parameters", []).append(REQUEST_ID)
+            for response in operation.get("responses", {}).values():
+                if isinstance(response, dict):
+                    response.setdefault("headers", {})[REQUEST_ID_HEADER] = REQUEST_ID
+
 
 class Api(flask_smorest.Api):  # type: ignore[misc]
     """flask-smorest's Api, with problem+json error responses, no error handler of its own, no
-    pagination, and the schemas' ``openapi_extra`` in the spec."""
+    pagination, and ``SpecExtras`` in the spec."""
 
     DEFAULT_ERROR_RESPONSE_NAME = "Error"
 
     def __init__(self, app: Flask) -> None:
-        super().__init__(app, spec_kwargs={"extra_plugins": [SchemaExtras()]})
+        super().__init__(app, spec_kwargs={"extra_plugins": [SpecExtras()]})
 
     def _register_error_handlers(self) -> None:
         """``service.errors`` answers every error."""
@@ -85,9 +106,12 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         spec.components.schema("Problem", schema=Problem)
         spec.components.schema("BatchAnswer", schema=BatchAnswer)
         spec.components.schema("BatchError", schema=BatchError)
+        spec.components.parameter(REQUEST_ID, "header", REQUEST_ID_PARAMETER)
+        spec.components.header(REQUEST_ID, REQUEST_ID_ANSWER)
         for name, (_, description, example) in ERROR_RESPONSES.items():
             content = {"schema": {"$ref": "#/components/schemas/Problem"}, "example": example}
-            spec.components.response(name, {"description": description, "content": {PROBLEM_MEDIA_TYPE: content}})
+            spec.components.response(name, {"description": description, "content": {PROBLEM_MEDIA_TYPE: content},
+                                            "headers": {REQUEST_ID_HEADER: REQUEST_ID}})
         spec.components.response("URITooLong", URI_TOO_LONG)
 
 

@@ -54,6 +54,9 @@ def check_conforms(spec: dict[str, Any], registry: Registry, response: TestRespo
     validator = Draft202012Validator(schema, registry=registry)
     errors = sorted(validator.iter_errors(response.get_json()), key=str)
     assert not errors, "\n".join(e.message for e in errors[:5])
+    for name, header in documented.get("headers", {}).items():
+        header = spec["components"]["headers"][header["$ref"].rsplit("/", 1)[1]] if "$ref" in header else header
+        assert Draft202012Validator(header["schema"]).is_valid(response.headers.get(name)), (name, response.headers)
 
 
 @pytest.fixture()

@@ -83,7 +83,7 @@ def test_every_operation_documents_its_answers_and_errors(spec: dict[str, Any]) 
         assert "200" in responses and "default" in responses, (method, path)
         if "requestBody" in operation:
             assert {"400", "413", "415", "422"} <= responses.keys(), (method, path)
-        if any(parameter["in"] == "query" for parameter in operation.get("parameters", [])):
+        if any(parameter.get("in") == "query" for parameter in operation.get("parameters", [])):
             assert {"414", "422"} <= responses.keys(), (method, path)
         if path.startswith("/v1/"):
             assert _examples(responses["200"]["content"]["application/json"]), (method, path)
