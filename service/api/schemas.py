@@ -279,8 +279,9 @@ class HintRequest(RequestSchema):
     time_budget_ms = fields.Integer(strict=True, allow_none=True, load_default=HINT_TIME_BUDGET_MS,
                                     validate=validate.Range(1, 1000), metadata={
         "description": "Milliseconds the engine may spend before it skips optional work (opponent samples beyond "
-        f"the first {MIN_SAMPLES}, and the second look at the closest discards); `time_budget_reached` in the "
-        "answer says when it did. `null`: no budget, so the same state and seed always give the same hint."})
+        f"the first {MIN_SAMPLES}, and the second look at the closest discards). The rest of the evaluation "
+        "always runs, so a hint can take longer (most in the draw phases); `time_budget_reached` in the answer "
+        "says when the time ran out. `null`: no budget, so the same state and seed always give the same hint."})
 
 
 # --- responses (documentation: render.py builds them) --------------------------------------
@@ -534,4 +535,5 @@ class HintAnswer(Schema):
     melds = _melds("The melds the advice keeps.")
     samples = fields.Integer(required=True, metadata={"description": "Opponent hands sampled."})
     time_budget_reached = fields.Boolean(required=True, metadata={
-        "description": "The time budget ran out and optional work was skipped (see `time_budget_ms`)."})
+        "description": "The time budget ran out before the hint was ready; optional work from then on was "
+        "skipped (see `time_budget_ms`)."})

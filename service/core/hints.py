@@ -25,9 +25,10 @@ against the hands really held).
 
 *Time budget.* A hint given a ``TimeBudget`` stops sampling once the time is up (keeping at
 least ``MIN_SAMPLES``) and scores no more discards after two draws; the rest of the evaluation
-always runs, so a hint can overrun its budget by that much. ``Hint.time_budget_reached`` says
-whether anything was skipped. Without a budget, or when it is not reached, the same state, rules,
-seed and config always give the same hint.
+always runs, so a hint can overrun its budget by that much (most in the draw phases, where the
+stock draw and the take are scored in full). ``Hint.time_budget_reached`` says whether the time
+ran out before the hint was ready. Without a budget, or when it is not reached, the same state,
+rules, seed and config always give the same hint.
 
 *Ten-card hands* (after a discard) are scored by their expected least deadwood after one more
 stock draw and the best discard (``_Context.lookahead``): every unseen card is weighed by its
@@ -211,8 +212,7 @@ class TimeBudget:
         self.reached = False
 
     def spent(self) -> bool:
-        """Whether the time is up; asked only before work that may be skipped, so once it says yes,
-        something was skipped (``reached``)."""
+        """Whether the time is up (``reached``; once up, it stays up)."""
         if not self.reached and self._clock() >= self._deadline:
             self.reached = True
         return self.reached
@@ -797,7 +797,7 @@ def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = D
     the time budget)."""
     context = _prepare(state, rules, seed, config, threats=bool(config.defence_weight), budget=budget)
     advice = _discard_hint(context) if state.phase == "discard" else _draw_hint(context)
-    return replace(advice, time_budget_reached=budget is not None and budget.reached)
+    return replace(advice, time_budget_reached=budget is not None and budget.spent())
 
 
 @dataclass(frozen=True)

@@ -250,6 +250,14 @@ def test_a_spent_budget_keeps_the_first_samples_and_one_draw_scores() -> None:
         assert rushed.samples == MIN_SAMPLES
 
 
+def test_a_budget_that_runs_out_after_the_last_check_is_still_reported() -> None:
+    """In a draw phase the checks are all in the sampling; the time may run out in the scoring after it."""
+    state, rules = next((s, r) for s, r in STATES if s.phase == "draw")
+    config = replace(DEFAULT_CONFIG, samples=MIN_SAMPLES)  # no check of the clock while sampling
+    late = hint(state, rules, seed=3, config=config, budget=stopwatch(0))
+    assert late == replace(hint(state, rules, seed=3, config=config), time_budget_reached=True)
+
+
 def test_a_budget_running_out_among_the_close_discards_stops_their_second_look() -> None:
     state, rules = next((s, r) for s, r in STATES[40:] if s.phase == "discard")
     config = EngineConfig(samples=0)  # no sampling: the first check of the clock is before a second look
