@@ -72,3 +72,12 @@ def test_core_passes_mypy_strict() -> None:
         text=True,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_package_says_it_is_typed() -> None:
+    """PEP 561: without py.typed in the installed package, mypy treats every import of it as untyped."""
+    import tomllib
+
+    assert (ROOT / "service" / "py.typed").is_file()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "py.typed" in project["tool"]["setuptools"]["package-data"]["service"]
