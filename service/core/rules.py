@@ -18,7 +18,8 @@ class RulesError(FieldError):
 
 @dataclass(frozen=True)
 class Rules:
-    """Every rule that changes an answer. Immutable; build variants with ``resolve_rules``."""
+    """Every rule that changes an answer. Immutable, and checked when made; build variants with
+    ``resolve_rules``."""
 
     knock_limit: int = 10
     gin_bonus: int = 25
@@ -36,6 +37,14 @@ class Rules:
     discard_pickup_allowed: bool = False
     stock_end: int = 2
 
+    def __post_init__(self) -> None:
+        """Every value within its parameter's type and range (``RulesError`` naming the first that is not)."""
+        for parameter in RULE_PARAMETERS:
+            _check_value(parameter, getattr(self, parameter.name))
+
+
+_DEFAULTS = {f.name: f.default for f in fields(Rules)}
+
 
 @dataclass(frozen=True)
 class RuleParameter:
@@ -51,7 +60,7 @@ class RuleParameter:
     @property
     def default(self) -> object:
         """The parameter's value in the default rules."""
-        return getattr(DEFAULT_RULES, self.name)
+        return _DEFAULTS[self.name]
 
     @property
     def kind(self) -> str:
@@ -59,8 +68,6 @@ class RuleParameter:
         value = self.default if self.default is not None else 0
         return {bool: "boolean", int: "integer", str: "string"}[type(value)]
 
-
-DEFAULT_RULES = Rules()
 
 RULE_PARAMETERS: tuple[RuleParameter, ...] = (
     RuleParameter("knock_limit", "Most deadwood a knocker may hold (ignored when oklahoma is on).", 0, 10),
@@ -91,6 +98,32 @@ RULE_PARAMETERS: tuple[RuleParameter, ...] = (
     RuleParameter("discard_pickup_allowed", "A card taken from the discard pile may be discarded in the same turn."),
     RuleParameter("stock_end", "Cards left in the stock at which a hand without a knock is a draw.", 0, 10),
 )
+
+_PARAMETERS_BY_NAME = {p.name: p for p in RULE_PARAMETERS}
+assert set(_PARAMETERS_BY_NAME) == {f.name for f in fields(Rules)}
+
+
+def _check_value(parameter: RuleParameter, value: object) -> None:
+    name = parameter.name
+    if value is None:
+        if not parameter.nullable:
+            raise RulesError(name, "may not be null")
+        return
+    if parameter.kind == "boolean":
+        if not isinstance(value, bool):
+            raise RulesError(name, "expected true or false")
+    elif parameter.kind == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RulesError(name, "expected an integer")
+        if parameter.minimum is not None and value < parameter.minimum:
+            raise RulesError(name, f"expected at least {parameter.minimum}, got {value}")
+        if parameter.maximum is not None and value > parameter.maximum:
+            raise RulesError(name, f"expected at most {parameter.maximum}, got {value}")
+    elif value not in parameter.choices:
+        raise RulesError(name, f"expected one of {', '.join(parameter.choices)}, got {value!r}")
+
+
+DEFAULT_RULES = Rules()
 
 
 @dataclass(frozen=True)
@@ -152,30 +185,6 @@ PRESETS: dict[str, Preset] = {
     )
 }
 
-_PARAMETERS_BY_NAME = {p.name: p for p in RULE_PARAMETERS}
-assert set(_PARAMETERS_BY_NAME) == {f.name for f in fields(Rules)}
-
-
-def _check_value(parameter: RuleParameter, value: object) -> None:
-    name = parameter.name
-    if value is None:
-        if not parameter.nullable:
-            raise RulesError(name, "may not be null")
-        return
-    if parameter.kind == "boolean":
-        if not isinstance(value, bool):
-            raise RulesError(name, "expected true or false")
-    elif parameter.kind == "integer":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise RulesError(name, "expected an integer")
-        if parameter.minimum is not None and value < parameter.minimum:
-            raise RulesError(name, f"expected at least {parameter.minimum}, got {value}")
-        if parameter.maximum is not None and value > parameter.maximum:
-            raise RulesError(name, f"expected at most {parameter.maximum}, got {value}")
-    elif value not in parameter.choices:
-        raise RulesError(name, f"expected one of {', '.join(parameter.choices)}, got {value!r}")
-
-
 def resolve_rules(preset: str | None = None, overrides: Mapping[str, object] | None = None) -> Rules:
     """The rules of a preset (default rules if none) with parameter overrides applied."""
     if preset is None:
@@ -185,9 +194,7 @@ def resolve_rules(preset: str | None = None, overrides: Mapping[str, object] | N
     else:
         raise RulesError("preset", f"unknown preset {preset!r}; expected one of {', '.join(PRESETS)}")
     changes: dict[str, Any] = dict(overrides or {})
-    for name, value in changes.items():
-        parameter = _PARAMETERS_BY_NAME.get(name)
-        if parameter is None:
+    for name in changes:
+        if name not in _PARAMETERS_BY_NAME:
             raise RulesError(name, "unknown rule parameter")
-        _check_value(parameter, value)
-    return replace(base, **changes) if changes else base
+    return replace(base, **changes) if changes else base  # checked by Rules itself

@@ -67,3 +67,21 @@ def test_bad_rules_name_the_field(preset: str | None, overrides: dict[str, objec
 
 def test_big_gin_may_be_switched_off() -> None:
     assert resolve_rules(None, {"big_gin_bonus": None}).big_gin_bonus is None
+
+
+@pytest.mark.parametrize(
+    ("values", "field", "fragment"),
+    [
+        ({"knock_limit": 50}, "knock_limit", "at most 10"),
+        ({"knock_limit": "x"}, "knock_limit", "expected an integer"),
+        ({"shutout": "bogus"}, "shutout", "expected one of"),
+        ({"oklahoma": 1}, "oklahoma", "true or false"),
+    ],
+)
+def test_rules_made_directly_are_checked_too(values: dict[str, object], field: str, fragment: str) -> None:
+    """A library user may build ``Rules`` without ``resolve_rules``: the same checks apply."""
+    with pytest.raises(RulesError, match=fragment) as caught:
+        Rules(**values)  # type: ignore[arg-type]
+    assert caught.value.field == field
+    with pytest.raises(RulesError):
+        dataclasses.replace(Rules(), **values)  # type: ignore[arg-type]
