@@ -43,6 +43,8 @@ class CardError(ValueError):
 
 def make_card(rank: int, suit: int) -> Card:
     """The card of rank 0-12 (Ace..King) and suit 0-3 (s, h, d, c)."""
+    if not (0 <= rank < 13 and 0 <= suit < 4):
+        raise CardError(f"no card has rank {rank} and suit {suit}: ranks are 0-12, suits 0-3", card=None)
     return suit * LANE_BITS + rank
 
 
@@ -107,7 +109,24 @@ CARD_NAMES: tuple[str, ...] = tuple(RANK_CHARS[c & 15] + SUIT_CHARS[c >> 4] if c
 
 def format_card(card: Card) -> str:
     """Canonical two-character form: rank upper case, suit lower case (``Th``)."""
-    return CARD_NAMES[card]
+    return CARD_NAMES[check_card(card)]
+
+
+def check_card(card: Card) -> Card:
+    """``card``, or CardError when it is no card of the deck (cards are ints: ``make_card``)."""
+    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 64 or card & 15 > 12:
+        raise CardError(f"{card!r} is not a card: cards are the ints of make_card(rank, suit)", card=None)
+    return card
+
+
+def check_hand(hand: Hand, sizes: Iterable[int] | None = None) -> Hand:
+    """``hand``, or CardError when it holds anything but cards of the deck or (with ``sizes``) a number
+    of cards not among them (hands are ints: ``parse_hand``, ``hand_from_cards``)."""
+    if isinstance(hand, bool) or not isinstance(hand, int) or hand < 0 or hand & ~FULL_DECK:
+        raise CardError(f"{hand!r} is not a hand: hands are the ints of parse_hand or hand_from_cards", card=None)
+    if sizes is not None:
+        _check_size(hand, sizes)
+    return hand
 
 
 def iter_cards(hand: Hand) -> Iterator[Card]:
@@ -202,13 +221,17 @@ def parse_hand(cards: str | Iterable[str], sizes: Iterable[int] | None = None) -
             raise CardError(f"duplicate card {format_card(bit.bit_length() - 1)}", card=str(token))
         hand |= bit
     if sizes is not None:
-        allowed = sorted(set(sizes))
-        count = hand.bit_count()
-        if count not in allowed:
-            contiguous = len(allowed) > 2 and allowed[-1] - allowed[0] == len(allowed) - 1
-            wanted = f"{allowed[0]} to {allowed[-1]}" if contiguous else " or ".join(map(str, allowed))
-            raise CardError(f"a hand here has {wanted} cards, got {count}")
+        _check_size(hand, sizes)
     return hand
+
+
+def _check_size(hand: Hand, sizes: Iterable[int]) -> None:
+    allowed = sorted(set(sizes))
+    count = hand.bit_count()
+    if count not in allowed:
+        contiguous = len(allowed) > 2 and allowed[-1] - allowed[0] == len(allowed) - 1
+        wanted = f"{allowed[0]} to {allowed[-1]}" if contiguous else " or ".join(map(str, allowed))
+        raise CardError(f"a hand here has {wanted} cards, got {count}")
 
 
 def format_hand(hand: Hand) -> list[str]:

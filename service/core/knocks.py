@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import Card, CardError, Hand, card_value, format_card
+from .cards import Card, CardError, Hand, card_value, check_card, format_card
 from .melds import Arrangement, analyze_drawn_hand
 from .rules import Rules
 
@@ -15,7 +15,7 @@ def knock_limit(rules: Rules, upcard: Card | None = None) -> int:
         return rules.knock_limit
     if upcard is None:
         raise CardError("Oklahoma rules need the first upcard to set the knock limit", card=None)
-    value = card_value(upcard)
+    value = card_value(check_card(upcard))
     if value == 1 and rules.oklahoma_ace == "gin_only":
         return 0
     return value
@@ -45,10 +45,15 @@ def check_discard(hand: Hand, card: Card, rules: Rules, drawn_from_discard: Card
 def knock_options(
     hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None
 ) -> list[KnockOption]:
-    """Every legal knocking discard of an 11-card hand, least deadwood first."""
+    """Every legal knocking discard of an 11-card hand, least deadwood first (``drawn_from_discard``:
+    the card just taken from the pile, one of the eleven)."""
     limit = knock_limit(rules, upcard)
+    analysis = analyze_drawn_hand(hand)
+    if drawn_from_discard is not None and not hand >> check_card(drawn_from_discard) & 1:
+        name = format_card(drawn_from_discard)
+        raise CardError(f"{name}, just taken from the pile, is not in the hand", card=name)
     options = []
-    for option in analyze_drawn_hand(hand).options:
+    for option in analysis.options:
         if option.deadwood > limit:
             break
         if option.card == drawn_from_discard and not rules.discard_pickup_allowed:

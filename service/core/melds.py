@@ -33,6 +33,7 @@ from .cards import (
     card_rank,
     card_suit,
     card_value,
+    check_hand,
     display_order,
     format_card,
     hand_value,
@@ -392,6 +393,7 @@ def analyze_drawn_hand(hand: Hand) -> DrawnHandAnalysis:
     lookup gives the deadwood after each discard. A card left unmelded by a choice's arrangement of
     all eleven is discarded without touching that arrangement's melds.
     """
+    check_hand(hand, (11,))
     table = _LANE_DEADWOOD
     # Highest value first, then by suit: a stable sort by deadwood then gives the documented order.
     cards = sorted(iter_cards(hand), key=_DISCARD_ORDER.__getitem__)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .cards import SPADES, Card, CardError, Hand, card_suit, format_card, hand_size
+from .cards import SPADES, Card, CardError, Hand, card_suit, check_card, check_hand, format_card, hand_size
 from .knocks import check_discard, knock_limit
 from .layoffs import DefenderResult, best_defence, check_knocker_melds
 from .melds import Arrangement, arrangements_within, best_arrangement, min_deadwood
@@ -112,6 +112,11 @@ def score_round(
     drawn_from_discard: Card | None = None,
 ) -> RoundResult:
     """Score a knock: 10 cards (after the discard), or 11 with ``discard``, or 11 melded as big gin."""
+    check_hand(knocker)
+    check_hand(defender)
+    for given in (upcard, discard, drawn_from_discard):
+        if given is not None:
+            check_card(given)
     if knocker & defender:
         card = format_card((knocker & defender & -(knocker & defender)).bit_length() - 1)
         raise CardError(f"{card} is in both hands", card=card)
@@ -213,6 +218,11 @@ EXTRA_BOXES = (0, 1, 2, 4)
 
 def check_hand_record(hand: HandRecord, rules: Rules) -> None:
     """Raise ``ValueError`` for a hand result that no hand under ``rules`` can have."""
+    if isinstance(hand.winner, bool) or hand.winner not in (None, 0, 1):
+        raise ValueError(f"the winner is player 0 or 1, or None for a drawn hand; got {hand.winner!r}")
+    for name, count in (("points", hand.points), ("extra boxes", hand.extra_boxes)):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"{name} are a whole number, 0 or more; got {count!r}")
     if hand.winner is None:
         if hand.points or hand.extra_boxes:
             raise ValueError("a drawn hand scores no points")

@@ -1,0 +1,73 @@
+"""The engine used as a library: raw ints that are no cards or hands, and records no game can have,
+are refused with the module's own errors instead of a wrong answer or an IndexError."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from service.core import (
+    FULL_DECK,
+    CardError,
+    GameError,
+    HandRecord,
+    Rules,
+    format_card,
+    knock_options,
+    make_card,
+    parse_hand,
+    resolve_rules,
+    score_game,
+    score_partnership_game,
+    score_round,
+)
+from service.core.knocks import knock_limit
+from service.core.melds import analyze_drawn_hand
+
+KNOCKER = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd")  # nine cards
+DEFENDER = parse_hand("4s 5s 8h 9h Th 4d 4c 9c Tc Qc")
+ELEVEN = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9s")
+
+
+@pytest.mark.parametrize(
+    ("call", "fragment"),
+    [
+        (lambda: score_round(KNOCKER | 1 << 13, DEFENDER, Rules()), "is not a hand"),
+        (lambda: score_round(KNOCKER | 1 << 70, DEFENDER, Rules()), "is not a hand"),
+        (lambda: score_round(-1, DEFENDER, Rules()), "is not a hand"),
+        (lambda: score_round(ELEVEN, DEFENDER, Rules(), discard=99), "99 is not a card"),
+        (lambda: score_round(ELEVEN, DEFENDER, Rules(), discard=-1), "-1 is not a card"),
+        (lambda: score_round(ELEVEN, DEFENDER, Rules(), discard=13), "13 is not a card"),
+        (lambda: score_round(KNOCKER | 1 << 4, DEFENDER, resolve_rules("oklahoma"), upcard=99), "99 is not a card"),
+        (lambda: knock_limit(resolve_rules("oklahoma"), 99), "99 is not a card"),
+        (lambda: knock_options(parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd 5c"), Rules()), "11 cards, got 10"),
+        (lambda: knock_options(ELEVEN, Rules(), drawn_from_discard=make_card(1, 3)), "is not in the hand"),
+        (lambda: analyze_drawn_hand(parse_hand("As 2s 3s")), "11 cards, got 3"),
+        (lambda: analyze_drawn_hand(FULL_DECK), "11 cards, got 52"),
+        (lambda: format_card(13), "13 is not a card"),
+        (lambda: format_card(64), "64 is not a card"),
+        (lambda: make_card(13, 0), "no card has rank 13"),
+        (lambda: make_card(0, 4), "no card has rank 0 and suit 4"),
+    ],
+)
+def test_what_is_no_card_or_hand_is_a_card_error(call: Callable[[], object], fragment: str) -> None:
+    with pytest.raises(CardError, match=fragment):
+        call()
+
+
+@pytest.mark.parametrize(
+    ("record", "fragment"),
+    [
+        (HandRecord(2, 10), "the winner is player 0 or 1"),
+        (HandRecord(-1, 120), "the winner is player 0 or 1"),
+        (HandRecord(True, 120), "the winner is player 0 or 1"),
+        (HandRecord(0, -50), "points are a whole number"),
+        (HandRecord(0, 10.5), "points are a whole number"),  # type: ignore[arg-type]
+    ],
+)
+def test_a_hand_record_no_game_has_is_a_game_error(record: HandRecord, fragment: str) -> None:
+    with pytest.raises(GameError, match=fragment):
+        score_game([HandRecord(1, 5), record], Rules())
+    with pytest.raises(GameError, match=fragment):
+        score_partnership_game([(HandRecord(1, 5), record)], resolve_rules("partnership"))
