@@ -140,22 +140,26 @@ class Parser(FlaskParser):
         return proxy
 
     def _raw_load_json(self, req: Request) -> Any:
-        if req.args:
+        # The environ is read directly where the request's properties would parse on every call.
+        environ = req.environ
+        if environ.get("QUERY_STRING"):
             self.parse(NoQuery(), req, location="query", unknown=RAISE)  # a 422 naming each parameter
         if not is_json_request(req):
             raise UnsupportedMediaType()
-        if req.content_encoding not in (None, "", "identity"):
-            raise UnsupportedBodyEncoding(f"the request body is sent with Content-Encoding: {req.content_encoding}; "
+        encoding = environ.get("HTTP_CONTENT_ENCODING", "identity")
+        if encoding not in ("", "identity"):
+            raise UnsupportedBodyEncoding(f"the request body is sent with Content-Encoding: {encoding}; "
                                           "send it uncompressed")
-        charset = req.mimetype_params.get("charset", "utf-8").lower()
-        if charset not in ("utf-8", "utf8"):
-            raise UnsupportedBodyEncoding(f"the request body is declared charset={charset}; JSON is read as UTF-8")
+        if ";" in environ.get("CONTENT_TYPE", ""):
+            charset = req.mimetype_params.get("charset", "utf-8").lower()
+            if charset not in ("utf-8", "utf8"):
+                raise UnsupportedBodyEncoding(f"the request body is declared charset={charset}; JSON is read as UTF-8")
         view_class = getattr(current_app.view_functions.get(req.endpoint or ""), "view_class", None)
         limit_key = getattr(view_class, "max_body_config", None)
         if limit_key is not None:
             req.max_content_length = current_app.config[limit_key]
         body = req.get_data(cache=True)
-        if req.content_length is None and len(body) == req.max_content_length and req.environ["wsgi.input"].read(1):
+        if "CONTENT_LENGTH" not in environ and len(body) == req.max_content_length and environ["wsgi.input"].read(1):
             # A chunked body (no Content-Length) is cut at the limit by Werkzeug: past it, refuse.
             raise RequestEntityTooLarge()
         try:
