@@ -10,7 +10,8 @@ cards among them; the stock is the remainder.
 ``random.Random(seed)``: the known cards, each with the unseen cards that complete a random
 three-card meld with it unless it already melds (a player takes a pile card to meld it), plus
 random unseen cards improved the way a player improves a hand - one more random card for each
-stock draw the opponent made (its discards minus its known pickups), each time keeping the ten
+stock draw the opponent made (its discards minus its known pickups, at most as many as have left
+the stock), each time keeping the ten
 cards with the least deadwood, except that a draw which would have let it knock is skipped (it
 did not knock). A sample is down-weighted for every card the opponent threw away that would
 meld with it (players keep such cards), again if it could knock now, and (``ceiling_evidence``)
@@ -651,7 +652,7 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
     """Fill the opponent samples, the chance each unseen card is held, and the stock-draw weights."""
     state, checked = context.state, context.checked
     unseen = sorted(iter_cards(checked.unseen))
-    draws = max(0, len(state.opponent_discards) - len(state.opponent_hand_known))
+    draws = opponent_stock_draws(state)
     thrown = hand_from_cards(state.opponent_discards)
     ceiling = _VALUES[state.opponent_discards[-1]] if state.opponent_discards else 10
     weights: list[tuple[Hand, float]] = []
@@ -687,6 +688,12 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
     context.held = held
     in_stock = sum(1 - h for h in held.values()) or 1.0
     context.draw_weights = [(card, (1 - held[card]) / in_stock) for card in unseen]
+
+
+def opponent_stock_draws(state: GameState) -> int:
+    """How many stock draws the sampler gives the opponent: a draw came before each of its discards,
+    less the pile takes it still holds (its others are not known), and no more than have left the stock."""
+    return max(0, min(len(state.opponent_discards) - len(state.opponent_hand_known), FULL_STOCK - state.stock_count))
 
 
 def meld_completions(card: Card, cards: Hand) -> list[Hand]:

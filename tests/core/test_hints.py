@@ -36,6 +36,7 @@ from service.core.hints import (
     meld_partners,
     meld_reach,
     model_opponent,
+    opponent_stock_draws,
     unmatched_above,
 )
 from service.core.melds import find_melds, min_deadwood, optimal_arrangements
@@ -415,6 +416,16 @@ def test_an_upcard_taken_and_discarded_again_may_be_taken() -> None:
     assert hint(state, Rules(), config=FAST).action == Action("take_upcard")
     refused = replace(state, hand=cards("9h 9d 2c 3c 4c 5h 6h 7h 8h Jc"), opponent_hand_known=(), opponent_discards=())
     assert legal_actions(refused, Rules()) == [Action("draw_stock")]
+
+
+def test_the_opponent_draws_from_the_stock_no_more_than_has_left_it() -> None:
+    """It discarded twice and holds one pile take (Jc), but nothing has left the stock: its other
+    discard (9s, the upcard thrown back) followed a pile take too, not a stock draw."""
+    state = GameState(hand=cards("9h 9d 2c 3c 4c 5h 6h 7h 8h Kd"), phase="draw", upcard=parse_card("9s"),
+                      discard_pile=cards("9s"), stock_count=31, opponent_hand_known=cards("Jc"),
+                      opponent_discards=cards("Kd 9s"))
+    assert opponent_stock_draws(state) == 0
+    assert opponent_stock_draws(replace(state, stock_count=29)) == 1
 
 
 def test_a_drawn_card_must_be_in_hand() -> None:
