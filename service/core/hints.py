@@ -12,8 +12,9 @@ three-card meld with it unless it already melds (a player takes a pile card to m
 random unseen cards improved the way a player improves a hand - one more random card for each
 stock draw the opponent made (its discards minus its known pickups, at most as many as have left
 the stock), each time keeping the ten cards with the least deadwood, except that a draw which
-would have let it knock is skipped (it did not knock). A sample is down-weighted for every card the opponent threw away that would
-meld with it (players keep such cards), again if it could knock now, and (``ceiling_evidence``)
+would have let it knock is skipped (it did not knock). A sample is down-weighted for every card
+the opponent threw away that would meld with it (players keep such cards), again if it could
+knock now, and (``ceiling_evidence``)
 for every unmatched card worth more than the opponent's last discard (players throw their
 highest unmatched card).
 The samples give, per unseen card, the chance the opponent holds it (so the chance it is
