@@ -14,9 +14,8 @@ stock draw the opponent made (its discards minus its known pickups, at most as m
 the stock), each time keeping the ten cards with the least deadwood, except that a draw which
 would have let it knock is skipped (it did not knock). A sample is down-weighted for every card
 the opponent threw away that would meld with it (players keep such cards), again if it could
-knock now, and (``ceiling_evidence``)
-for every unmatched card worth more than the opponent's last discard (players throw their
-highest unmatched card).
+knock now, and (``ceiling_evidence``) for every unmatched card worth more than the opponent's last
+discard (players throw their highest unmatched card).
 The samples give, per unseen card, the chance the opponent holds it (so the chance it is
 still in the stock), per discard its *safety* (the chance the opponent cannot meld it), its
 *threat* and the knock outcomes below. 24 samples keep the 99th percentile latency well inside
