@@ -162,10 +162,13 @@ class Parser(FlaskParser):
         if "CONTENT_LENGTH" not in environ and len(body) == req.max_content_length and environ["wsgi.input"].read(1):
             # A chunked body (no Content-Length) is cut at the limit by Werkzeug: past it, refuse.
             raise RequestEntityTooLarge()
+        if not body.strip():
+            # Not JSON, like a body of spaces; webargs would take an error with an empty ``doc`` for
+            # a missing body, and answer that the fields are missing.
+            raise json.JSONDecodeError("the body is empty: expected a JSON object", " ", 0)
         try:
             return current_app.json.loads(body)
         except json.JSONDecodeError as error:
-            # webargs takes an error with an empty ``doc`` for an empty body (a missing one).
             text = body.decode(errors="replace")
             try:
                 body.decode()

@@ -49,6 +49,10 @@ def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untype
     ("method", "url", "kwargs", "status", "detail"),
     [
         ("POST", "/v1/hands/analyze", {"data": "{", "content_type": "application/json"}, 400, "not valid JSON"),
+        ("POST", "/v1/hands/analyze", {"data": "", "content_type": "application/json"}, 400,
+         "not valid JSON: the body is empty: expected a JSON object"),
+        ("POST", "/v1/hands/analyze", {"data": " \n", "content_type": "application/json"}, 400,
+         "not valid JSON: the body is empty: expected a JSON object"),
         ("POST", "/v1/hands/analyze", {"data": '{"hand": ["As",\n "2s"', "content_type": "application/json"}, 400,
          "(line 2, column "),
         ("POST", "/v1/games/score", {"data": '{"hands": [], "rules": {"target": 1e400}}',
