@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import yaml
-from flask import Flask
+from flask import Flask, Response
 from flask_swagger_ui import get_swaggerui_blueprint
 
 from . import observability
@@ -19,11 +19,20 @@ from .json_provider import OrjsonProvider
 
 
 class App(Flask):
-    """Flask, for an app of synchronous views only."""
+    """Flask, for an app of synchronous views only, whose automatic OPTIONS answers are 204."""
 
     def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
         """Every view and hook is synchronous: no check for coroutines on each call of each."""
         return func
+
+    def make_default_options_response(self) -> Response:
+        """The methods allowed (``Allow``, sorted as in a 405) and no content, rather than an empty
+        text/html page."""
+        answer = super().make_default_options_response()
+        answer.headers["Allow"] = ", ".join(sorted(answer.allow))
+        answer.status_code = 204
+        del answer.headers["Content-Type"]
+        return answer
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:

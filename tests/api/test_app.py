@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 
 from service import __version__, create_app
 from service.config import load_config
@@ -86,6 +87,12 @@ def test_a_compressed_body_is_refused_with_the_encoding_the_service_reads(call: 
     assert response.headers["Accept-Encoding"] == "identity"
     plain = {"content_type": "application/json; charset=UTF-8", "headers": {"Content-Encoding": "identity"}}
     assert call("POST", "/v1/hands/analyze", data=f'{{"hand": "{TEN}"}}', **plain).status_code == 200
+
+
+def test_options_lists_the_methods_without_content(client: FlaskClient) -> None:
+    response = client.options("/v1/layoffs")
+    assert response.status_code == 204 and response.headers["Allow"] == "OPTIONS, POST"
+    assert "Content-Type" not in response.headers and response.data == b""
 
 
 def test_method_not_allowed_keeps_allow_header(call: Call) -> None:
