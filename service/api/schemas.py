@@ -25,7 +25,7 @@ BATCH_LIMIT = 1000
 HANDS_LIMIT = 500
 DEALS_LIMIT = 250
 CANONICAL_CARD = r"^[A2-9TJQK][shdc]$"
-OKLAHOMA_UPCARD = ("Oklahoma: the first upcard, which sets the knock limit (and doubles the score when a spade). "
+OKLAHOMA_UPCARD = ("Oklahoma: the first upcard, which sets the knock limit (a spade may also double the score). "
                    "Not used without Oklahoma.")
 DRAWN_FROM_DISCARD = ("11 cards: the card just taken from the discard pile; unless the rules allow it "
                       "(`discard_pickup_allowed`), it may not be discarded this turn.")
