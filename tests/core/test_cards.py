@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -182,6 +183,14 @@ def test_wrong_size_is_rejected_with_both_counts(count: int) -> None:
         parse_hand(text, sizes=(10, 11))
     message = str(raised.value)
     assert "10 or 11" in message and f"got {count}" in message
+
+
+@pytest.mark.parametrize(
+    ("sizes", "wanted"), [(range(3, 12), "3 to 11"), ((3, 4, 5), "3 to 5"), ((3, 5, 7), "3 or 5 or 7"), ((10,), "10")]
+)
+def test_wrong_size_names_the_allowed_sizes_as_a_range_when_they_run_on(sizes: Sequence[int], wanted: str) -> None:
+    with pytest.raises(CardError, match=f"a hand here has {wanted} cards, got 2"):
+        parse_hand("As 2s", sizes=sizes)
 
 
 @pytest.mark.parametrize("count", [10, 11])

@@ -36,6 +36,15 @@ def test_unfinished_game_has_no_game_bonus() -> None:
     assert result.final_scores == (30 + 25, 0) and result.settlement == 0 and result.payer is None
 
 
+def test_unfinished_game_counts_both_players_boxes_and_is_no_shutout() -> None:
+    # default rules: box 25 per hand won; nobody has reached 100, so there is no winner yet.
+    result = score_game([HandRecord(1, 20), HandRecord(0, 30), HandRecord(1, 5)], resolve_rules())
+    assert result.running_totals == ((0, 20), (30, 20), (30, 25))
+    assert result.hands_won == (1, 2) and result.boxes == (1, 2) and result.box_points == (25, 50)
+    assert result.final_scores == (30 + 25, 25 + 2 * 25)
+    assert not result.complete and not result.shutout and result.winner is None
+
+
 def test_shutout_doubles_the_game_bonus_in_traditional_rules() -> None:
     result = score_game([HandRecord(1, 60), HandRecord(1, 50)], resolve_rules("traditional"))
     assert result.shutout and result.winner == 1 and result.game_bonus == 200
@@ -116,6 +125,10 @@ def test_partnership_tables_are_checked_each() -> None:
         (HandRecord(0, 20), HandRecord(1, 35), HandRecord(1, 15)),  # split: the difference to the higher
         (HandRecord(0, 20), HandRecord(1, 20), HandRecord(None, 0)),  # an even split scores nothing
         (HandRecord(None, 0), HandRecord(1, 12), HandRecord(1, 12)),  # a drawn table counts nothing
+        (HandRecord(0, 21), HandRecord(1, 20), HandRecord(0, 1)),  # a split won by a single point
+        (HandRecord(1, 20), HandRecord(0, 21), HandRecord(0, 1)),
+        # Oklahoma extra boxes: a team that won both tables has the boxes of both
+        (HandRecord(0, 20, extra_boxes=2), HandRecord(0, 15, extra_boxes=1), HandRecord(0, 35, extra_boxes=3)),
     ],
 )
 def test_partnership_deal(first: HandRecord, second: HandRecord, expected: HandRecord) -> None:

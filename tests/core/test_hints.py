@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.core.cards import ALL_CARDS, Card, Hand, card_bit, card_value, hand_from_cards, parse_card
-from service.core.game import IllegalMoveError, Table
+from service.core.cards import ALL_CARDS, Card, Hand, card_bit, card_value, hand_from_cards, parse_card, parse_hand
+from service.core.game import HandOutcome, IllegalMoveError, Table
 from service.core.hints import (
     DEFAULT_CONFIG,
     MIN_SAMPLES,
@@ -41,6 +41,7 @@ from service.core.hints import (
 )
 from service.core.melds import find_melds, min_deadwood, optimal_arrangements
 from service.core.rules import Rules, resolve_rules
+from service.core.scoring import score_round
 
 PRESETS = ("standard", "online", "gra", "oklahoma")
 FAST = EngineConfig(samples=8)
@@ -531,6 +532,20 @@ def test_a_finished_hand_takes_no_more_moves() -> None:
         table.play(table.legal_actions()[-1])  # knock, gin or big gin whenever allowed, else the last discard
     with pytest.raises(IllegalMoveError, match="the hand is over"):
         table.play(Action("draw_stock"))
+
+
+def test_a_hands_outcome_names_the_player_who_scored() -> None:
+    # Knocker 8 deadwood; defenders with 10 (knock won by 2), 5 (undercut: 3 + 25) and 8 (a tie
+    # when ties are not undercuts). The knocker is player 0 or 1; a draw has no result.
+    knocker = parse_hand("As 2s 3s 4h 5h 6h 7c 7d 7s 8d")
+    knock = score_round(knocker, parse_hand("9s 9h 9d Jc Qc Kc 5c 2d Ah 2c"), Rules())
+    undercut = score_round(knocker, parse_hand("9s 9h 9d Jc Qc Kc 2d Ah 2c Tc"), Rules())
+    tie = score_round(knocker, parse_hand("9s 9h 9d Jc Qc Kc 2d Ah 5c Tc"), Rules(undercut_on_tie=False))
+    for player in (0, 1):
+        assert (HandOutcome(knock, player).winner, HandOutcome(knock, player).points) == (player, 2)
+        assert (HandOutcome(undercut, player).winner, HandOutcome(undercut, player).points) == (1 - player, 28)
+        assert (HandOutcome(tie, player).winner, HandOutcome(tie, player).points) == (None, 0)
+    assert (HandOutcome(None, None).winner, HandOutcome(None, None).points) == (None, 0)
 
 
 def test_sheds_deadwood_when_the_opponent_is_close_to_knocking() -> None:

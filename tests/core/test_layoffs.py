@@ -145,3 +145,23 @@ def test_knocker_melds_must_be_in_the_knockers_hand() -> None:
     with pytest.raises(CardError) as raised:
         check_knocker_melds(melds_of("As 2s 3s"), knocker=FULL_DECK & ~parse_hand("3s"))
     assert raised.value.card == "3s"
+
+
+def test_knocker_melds_hold_at_most_eleven_cards() -> None:
+    """Ten cards melded is gin, eleven big gin; no knocker lays out twelve."""
+    eleven = melds_of("As 2s 3s 4s 5s 6s", "7h 8h 9h Th Jh")
+    check_knocker_melds(eleven)
+    with pytest.raises(CardError, match="the knocker's melds hold 12 cards"):
+        check_knocker_melds(melds_of("As 2s 3s 4s 5s 6s", "7h 8h 9h Th Jh Qh"))
+
+
+def test_a_knocker_meld_outside_the_hand_names_its_lowest_card_and_says_if_it_is_the_discard() -> None:
+    melds = melds_of("As 2s 3s 4s")
+    knocker = FULL_DECK & ~parse_hand("2s 4s")
+    with pytest.raises(CardError, match="uses 2s, which is not in the knocker's hand") as raised:
+        check_knocker_melds(melds, knocker=knocker)
+    assert raised.value.card == "2s"
+    with pytest.raises(CardError, match="uses 2s, which is the discard"):
+        check_knocker_melds(melds, knocker=knocker, discard=parse_card("2s"))
+    with pytest.raises(CardError, match="uses 2s, which is not in the knocker's hand"):
+        check_knocker_melds(melds, knocker=knocker, discard=parse_card("4s"))

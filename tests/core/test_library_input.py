@@ -22,6 +22,7 @@ from service.core import (
     score_partnership_game,
     score_round,
 )
+from service.core.cards import check_hand
 from service.core.knocks import knock_limit
 from service.core.melds import analyze_drawn_hand
 
@@ -54,6 +55,12 @@ ELEVEN = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9s")
 def test_what_is_no_card_or_hand_is_a_card_error(call: Callable[[], object], fragment: str) -> None:
     with pytest.raises(CardError, match=fragment):
         call()
+
+
+def test_the_empty_hand_is_a_hand_of_no_cards() -> None:
+    assert check_hand(0) == 0 and check_hand(0, sizes=(0,)) == 0
+    with pytest.raises(CardError, match=r"the knocker holds 10 cards \(11 with a discard, or 11 for big gin\), got 0"):
+        score_round(0, DEFENDER, Rules())
 
 
 @pytest.mark.parametrize(

@@ -203,6 +203,18 @@ def test_equal_choices_are_all_listed() -> None:
     assert [a.deadwood for a in found] == [20, 20]
 
 
+def test_equal_choices_are_listed_in_one_order_by_every_call() -> None:
+    # Tc ends the run T-J-Q of clubs or completes three Tens: 20 left either way, both with one meld.
+    hand = parse_hand("Tc Jc Qc Ts Th")
+    found = optimal_arrangements(hand)
+    assert {as_reference(a) for a in found} == {
+        frozenset({ref.cards("Tc Jc Qc")}),
+        frozenset({ref.cards("Ts Th Tc")}),
+    }
+    assert found == arrangements_within(hand, 20)
+    assert best_arrangement(hand) == found[0]
+
+
 def test_big_gin_needs_every_card_melded() -> None:
     analysis = analyze_drawn_hand(parse_hand("As 2s 3s 4s 5s 6h 7h 8h 9h Th Jh"))
     assert analysis.big_gin is not None and analysis.big_gin.deadwood == 0

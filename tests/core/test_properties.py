@@ -61,6 +61,19 @@ def test_arrangements_within_are_valid_and_nested(hand: Hand, limit: int) -> Non
     assert set(arrangements_within(hand, min_deadwood(hand))) == set(optimal_arrangements(hand))
 
 
+def lowest_card(meld: int) -> ref.RefCard:
+    """A meld's lowest card: least rank, then suit (s h d c)."""
+    return min(ref.from_bits(meld))
+
+
+@PROPERTY
+@given(ANY_HAND, st.integers(0, 30))
+def test_melds_are_listed_by_their_lowest_cards_rank_then_suit(hand: Hand, limit: int) -> None:
+    for arrangement in [*optimal_arrangements(hand), *arrangements_within(hand, limit)]:
+        lows = [lowest_card(meld) for meld in arrangement.melds]
+        assert lows == sorted(lows)
+
+
 @PROPERTY
 @given(ANY_HAND, CARD)
 def test_an_added_card_costs_at_most_its_value(hand: Hand, card: Card) -> None:

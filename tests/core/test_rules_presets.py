@@ -12,6 +12,8 @@ def test_defaults_are_the_documented_ones() -> None:
     assert (rules.knock_limit, rules.gin_bonus, rules.big_gin_bonus, rules.undercut_bonus) == (10, 25, 31, 25)
     assert rules.undercut_on_tie and not rules.oklahoma and not rules.discard_pickup_allowed
     assert (rules.target, rules.game_bonus, rules.box_bonus, rules.shutout) == (100, 100, 25, "double_bonus")
+    # rules notes: 2 cards left in the stock end the hand as a draw
+    assert rules.stock_end == 2
 
 
 def test_every_parameter_is_described_once() -> None:
@@ -23,14 +25,20 @@ def test_every_parameter_is_described_once() -> None:
 @pytest.mark.parametrize(
     ("preset", "expected"),
     [
-        ("standard", {"gin_bonus": 25, "undercut_bonus": 25, "box_bonus": 20, "big_gin_bonus": None}),
-        ("hoyle", {"box_bonus": 25, "shutout": "double_score"}),
-        ("online", {"big_gin_bonus": 31, "game_bonus": 0, "discard_pickup_allowed": False}),
-        ("traditional", {"gin_bonus": 20, "undercut_bonus": 10, "box_bonus": 20, "shutout": "double_bonus"}),
+        ("standard", {"gin_bonus": 25, "undercut_bonus": 25, "box_bonus": 20, "big_gin_bonus": None,
+                      "target": 100, "game_bonus": 100, "shutout": "none"}),
+        ("hoyle", {"gin_bonus": 25, "undercut_bonus": 25, "box_bonus": 25, "big_gin_bonus": None, "target": 100,
+                   "game_bonus": 100, "shutout": "double_score"}),
+        ("online", {"big_gin_bonus": 31, "game_bonus": 0, "box_bonus": 0, "discard_pickup_allowed": False,
+                    "target": 100}),
+        ("traditional", {"gin_bonus": 20, "undercut_bonus": 10, "box_bonus": 20, "shutout": "double_bonus",
+                         "big_gin_bonus": None, "target": 100, "game_bonus": 100}),
         ("gra", {"gin_bonus": 25, "undercut_bonus": 25, "box_bonus": 25, "discard_pickup_allowed": True,
                  "shutout": "double_score"}),
-        ("oklahoma", {"oklahoma": True, "target": 150, "gin_bonus": 20}),
-        ("partnership", {"target": 125}),
+        ("oklahoma", {"oklahoma": True, "target": 150, "gin_bonus": 20, "undercut_bonus": 10, "box_bonus": 20,
+                      "big_gin_bonus": None}),
+        ("partnership", {"target": 125, "gin_bonus": 20, "undercut_bonus": 10, "box_bonus": 20,
+                         "big_gin_bonus": None}),
     ],
 )
 def test_presets_follow_their_sources(preset: str, expected: dict[str, object]) -> None:

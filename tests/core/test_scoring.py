@@ -100,7 +100,7 @@ def test_oklahoma_limit_comes_from_the_upcard() -> None:
     assert knock_limit(oklahoma, parse_card("Ah")) == 0
     assert knock_limit(Rules(oklahoma=True, oklahoma_ace="one"), parse_card("Ah")) == 1
     assert knock_limit(Rules(knock_limit=7), parse_card("2c")) == 7
-    with pytest.raises(CardError):
+    with pytest.raises(CardError, match="Oklahoma rules need the first upcard"):
         knock_limit(oklahoma)
 
 
@@ -153,8 +153,21 @@ def test_big_gin_scores_its_bonus() -> None:
     knocker = parse_hand("As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h")
     result = score_round(knocker, parse_hand("3h 9c 2d 9d Jc Qc Kc Th Td Ts"), Rules())
     assert (result.outcome, result.points) == ("big_gin", 31 + 23)
-    with pytest.raises(IllegalKnockError):
+    with pytest.raises(IllegalKnockError) as raised:
         score_round(knocker, parse_hand("3h 9c 2d 9d Jc Qc Kc Th Td Ts"), TRADITIONAL)
+    # every card melds (0 deadwood): it is the rules that refuse big gin, not the knock limit of 10
+    assert (raised.value.deadwood, raised.value.limit) == (0, 10)
+
+
+def test_a_big_gin_layout_that_leaves_a_card_reports_its_deadwood_against_a_limit_of_0() -> None:
+    # the 7h is left out of the given melds: big gin allows no deadwood at all
+    melds = [parse_hand(meld) for meld in ["As 2s 3s 4s", "4h 5h 6h", "7c 7d 7s"]]
+    with pytest.raises(IllegalKnockError, match="big gin needs all 11 cards melded") as raised:
+        score_round(parse_hand("As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h"), parse_hand(LOSER), Rules(), knocker_melds=melds)
+    assert (raised.value.deadwood, raised.value.limit, raised.value.field) == (7, 0, "knocker_melds")
+    with pytest.raises(IllegalKnockError, match="18 deadwood is left") as without_melds:
+        score_round(parse_hand(KNOCKER + " Kh"), parse_hand(LOSER), Rules())
+    assert (without_melds.value.deadwood, without_melds.value.limit, without_melds.value.field) == (18, 0, "knocker")
 
 
 def test_oklahoma_spade_upcard_doubles_everything() -> None:
@@ -167,6 +180,64 @@ def test_oklahoma_spade_upcard_doubles_everything() -> None:
         parse_hand(KNOCKER), parse_hand("9s 9h 9d Jc Qc Kc 2d Ah 2c Tc"), oklahoma, upcard=parse_card("8s")
     )
     assert (doubled.outcome, doubled.points, doubled.doubled) == ("undercut", 26, True)
+
+
+GIN = "As 2s 3s 4s 4h 5h 6h 7c 7d 7s"  # A-4 of spades, 4-6 of hearts, three 7s: no deadwood
+UNDERCUTTER = "9s 9h 9d Jc Qc Kc 2d Ah 2c Tc"  # 5 deadwood: undercuts the knocker's 8
+LOSER = "9s 9h 9d Jc Qc Kc 5c 2d Ah 2c"  # 10 deadwood: loses to the knocker's 8
+
+
+@pytest.mark.parametrize(
+    ("knocker", "defender", "upcard", "outcome", "boxes"),
+    [
+        (KNOCKER, LOSER, "8c", "knock", 0),
+        (KNOCKER, UNDERCUTTER, "8c", "undercut", 1),
+        (KNOCKER, UNDERCUTTER, "8s", "undercut", 2),
+        (GIN, LOSER, "8c", "gin", 2),
+        (GIN, LOSER, "8s", "gin", 4),
+        (GIN + " 7h", "3h 9c 2d 9d Jc Qc Kc Th Td Ts", "8c", "big_gin", 2),
+        (GIN + " 7h", "3h 9c 2d 9d Jc Qc Kc Th Td Ts", "8s", "big_gin", 4),
+    ],
+)
+def test_oklahoma_extra_boxes_for_undercut_and_gin_doubled_on_spades(
+    knocker: str, defender: str, upcard: str, outcome: str, boxes: int
+) -> None:
+    # rules notes (Oklahoma): 1 extra box for an undercut, 2 for gin; doubled when the upcard was a spade.
+    rules = Rules(oklahoma=True, oklahoma_extra_boxes=True)
+    result = score_round(parse_hand(knocker), parse_hand(defender), rules, upcard=parse_card(upcard))
+    assert (result.outcome, result.extra_boxes) == (outcome, boxes)
+
+
+@pytest.mark.parametrize("rules", [Rules(oklahoma=True), Rules(oklahoma_extra_boxes=True), Rules()])
+def test_no_extra_boxes_without_oklahoma_and_its_extra_boxes_rule(rules: Rules) -> None:
+    for knocker, defender in [(KNOCKER, UNDERCUTTER), (GIN, LOSER)]:
+        result = score_round(parse_hand(knocker), parse_hand(defender), rules, upcard=parse_card("8s"))
+        assert result.outcome in ("undercut", "gin") and result.extra_boxes == 0
+
+
+def test_the_knockers_own_layout_is_scored_even_when_it_declines_gin() -> None:
+    # rules: the knocker may lay out any arrangement within the limit. Laying A-4h down as 2-4h keeps
+    # the Ace as 1 deadwood: a knock, not gin, and the defender lays 5h 6h off on 2-4h.
+    knocker = parse_hand("Ah 2h 3h 4h 7c 7d 7s 9s 9d 9c")
+    defender = parse_hand("5h 6h Kc Qd Js 8c 2d 3c 4s Td")  # 57 left after its layoffs
+    melds = [parse_hand("2h 3h 4h"), parse_hand("7c 7d 7s"), parse_hand("9s 9d 9c")]
+    laid = score_round(knocker, defender, Rules(), knocker_melds=melds)
+    assert set(laid.knocker.melds) == set(melds) and laid.knocker.deadwood == 1
+    assert {lay.card for lay in laid.defender.layoffs} == {parse_card("5h"), parse_card("6h")}
+    assert (laid.outcome, laid.winner, laid.points) == ("knock", "knocker", 57 - 1)
+    chosen = score_round(knocker, defender, Rules())  # left to choose, the knocker goes gin: 25 + 68
+    assert (chosen.outcome, chosen.points) == ("gin", 25 + 5 + 6 + 57)
+
+
+def test_knocker_melds_as_given_score_like_the_chosen_layout() -> None:
+    melds = [parse_hand("As 2s 3s"), parse_hand("4h 5h 6h"), parse_hand("7c 7d 7s")]
+    result = score_round(parse_hand(KNOCKER), parse_hand(LOSER), Rules(), knocker_melds=melds)
+    assert (result.outcome, result.points, result.knocker.deadwood) == ("knock", 2, 8)
+    # the 8 left is legal at a limit of 8 and not at 7
+    at_limit = score_round(parse_hand(KNOCKER), parse_hand(LOSER), Rules(knock_limit=8), knocker_melds=melds)
+    assert (at_limit.outcome, at_limit.points) == ("knock", 2)
+    with pytest.raises(IllegalKnockError, match="deadwood is 8, above the knock limit of 7"):
+        score_round(parse_hand(KNOCKER), parse_hand(LOSER), Rules(knock_limit=7), knocker_melds=melds)
 
 
 def test_knock_above_the_limit_is_illegal() -> None:
@@ -195,7 +266,7 @@ def test_an_eleven_card_knock_scores_as_the_ten_left_after_the_discard() -> None
     )
 
 
-DEFENDER = "9s 9h 9d Jc Qc Kc 5c 2d Ah 2c"
+DEFENDER = LOSER
 BIG_GIN = "As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h"
 
 
@@ -203,9 +274,11 @@ BIG_GIN = "As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h"
     ("knocker", "defender", "discard", "melds", "error", "message"),
     [
         (KNOCKER, "9s 9h 9d Jc Qc Kc 5c 2d Ah 8d", None, None, CardError, "8d is in both hands"),
+        (KNOCKER, "9s 9h 9d Jc Qc Kc 5c 3s 2s 2c", None, None, CardError, "2s is in both hands"),  # the lowest
         (KNOCKER, "9s 9h 9d Jc Qc Kc 5c 2d Ah", None, None, CardError, "the defender holds 10 cards, got 9"),
         ("As 2s 3s 4h 5h 6h 7c 7d 7s", DEFENDER, None, None, CardError, "the knocker holds 10 cards (11 with a"),
         (KNOCKER, DEFENDER, "8d", None, CardError, "a discard is given only with an 11-card knocker"),
+        (KNOCKER + " Kh", DEFENDER, "Qh", None, CardError, "discard Qh is not in the hand"),
         (KNOCKER + " Kh", DEFENDER, None, None, IllegalKnockError, "but 18 deadwood is left: give the discard"),
         (BIG_GIN, DEFENDER, None, ["As 2s 3s 4s", "4h 5h 6h", "7c 7d 7s"], IllegalKnockError,
          "big gin needs all 11 cards melded"),
@@ -226,3 +299,38 @@ def test_impossible_rounds_are_refused_with_the_reason(
             discard=None if discard is None else parse_card(discard),
         )
     assert message in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("knocker", "discard", "drawn", "rules", "message"),
+    [
+        (KNOCKER, None, "9s", Rules(), "9s is in the defender's hand"),
+        (KNOCKER, None, "9s", Rules(discard_pickup_allowed=True), "9s is in the defender's hand"),
+        (KNOCKER + " Kh", "Kh", "9s", Rules(), "9s is in the defender's hand"),
+        (KNOCKER + " Kh", "Kh", "Qh", Rules(), "Qh was taken from the pile this turn"),
+        (KNOCKER + " Kh", "Kh", "Qh", Rules(discard_pickup_allowed=True), "Qh was taken from the pile this turn"),
+        (KNOCKER, None, "Qh", Rules(), "Qh was taken from the pile this turn"),
+    ],
+)
+def test_a_card_the_knocker_cannot_have_taken_from_the_pile_is_refused(
+    knocker: str, discard: str | None, drawn: str, rules: Rules, message: str
+) -> None:
+    """The card taken from the pile is among the knocker's cards; with ten given, it may only be the
+    discard itself, and only when the rules allow discarding it at once."""
+    with pytest.raises(CardError, match=message):
+        score_round(
+            parse_hand(knocker),
+            parse_hand(DEFENDER),
+            rules,
+            discard=None if discard is None else parse_card(discard),
+            drawn_from_discard=parse_card(drawn),
+        )
+
+
+def test_ten_kept_cards_and_the_pile_card_discarded_again_when_the_rules_allow_it() -> None:
+    # gra rules: the card just taken may go straight back; the ten kept score as usual (2, as above).
+    allowed = Rules(discard_pickup_allowed=True)
+    result = score_round(parse_hand(KNOCKER), parse_hand(DEFENDER), allowed, drawn_from_discard=parse_card("Qh"))
+    assert (result.outcome, result.points) == ("knock", 2)
+    kept = score_round(parse_hand(KNOCKER), parse_hand(DEFENDER), Rules(), drawn_from_discard=parse_card("8d"))
+    assert (kept.outcome, kept.points) == ("knock", 2)
