@@ -37,12 +37,17 @@ def test_config_defaults_and_errors() -> None:
         load_config({"GIN_MAX_BODY_BYTES": "lots"})
 
 
+# The reason phrases of RFC 9110, section 15: a problem's title is its status's phrase.
+TITLES = {400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 413: "Content Too Large",
+          415: "Unsupported Media Type", 422: "Unprocessable Content", 500: "Internal Server Error"}
+
+
 def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     assert response.status_code == status
     assert response.mimetype == PROBLEM_MEDIA_TYPE
     body = response.get_json()
     assert {"type", "title", "status", "detail"} <= body.keys()
-    assert body["status"] == status
+    assert body["status"] == status and body["title"] == TITLES[status]
     return body  # type: ignore[no-any-return]
 
 
@@ -85,8 +90,9 @@ def test_a_compressed_body_is_refused_with_the_encoding_the_service_reads(call: 
                     headers={"Content-Encoding": "br"})
     assert _problem(response, 415)["detail"].startswith("the request body is sent with Content-Encoding: br")
     assert response.headers["Accept-Encoding"] == "identity"
-    plain = {"content_type": "application/json; charset=UTF-8", "headers": {"Content-Encoding": "identity"}}
-    assert call("POST", "/v1/hands/analyze", data=f'{{"hand": "{TEN}"}}', **plain).status_code == 200
+    for encoding in ("identity", ""):  # an empty Content-Encoding names no coding either
+        plain = {"content_type": "application/json; charset=UTF-8", "headers": {"Content-Encoding": encoding}}
+        assert call("POST", "/v1/hands/analyze", data=f'{{"hand": "{TEN}"}}', **plain).status_code == 200
 
 
 def test_options_lists_the_methods_without_content(client: FlaskClient) -> None:
@@ -158,6 +164,16 @@ def test_unknown_query_parameter_is_named(call: Call) -> None:
     assert body["errors"] == [{"parameter": "knocklimit", "detail": "Unknown field."}]
     nameless = _problem(call("GET", "/v1/hands/analyze?=false"), 422)  # found by the fuzzer
     assert {"parameter": "", "detail": "Unknown field."} in nameless["errors"]
+    assert '"": Unknown field.' in nameless["detail"]  # the nameless parameter is shown as ""
+
+
+@pytest.mark.parametrize(("faults", "rest"), [(3, ""), (4, " (and 1 more)"), (5, " (and 2 more)")])
+def test_the_detail_names_the_first_three_faults_and_counts_the_rest(call: Call, faults: int, rest: str) -> None:
+    wrong = ["knock_limit=11", "gin_bonus=-1", "undercut_on_tie=maybe", "shutout=never", "target=x"][:faults]
+    body = _problem(call("GET", f"/v1/hands/analyze?hand={TEN}&{'&'.join(wrong)}"), 422)
+    assert len(body["errors"]) == faults
+    named = "; ".join(f"{error['parameter']}: {error['detail']}" for error in body["errors"][:3])
+    assert body["detail"] == named + rest
 
 
 def test_a_query_string_beside_a_json_body_is_refused_not_ignored(call: Call) -> None:

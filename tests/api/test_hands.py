@@ -150,6 +150,8 @@ def test_query_parameters_are_read_strictly(call: Call, query: str, parameter: s
         ({"hand": TEN, "rules": {"colour": 1}}, "#/rules/colour", "unknown rule parameter"),
         ({"hand": TEN, "rules": {"preset": None}}, "#/rules/preset", "expected a preset name"),
         ({"hand": TEN, "rules": "tournament"}, "#/rules", "unknown preset 'tournament'"),
+        ({"hand": TEN, "rules": {"preset": "tournament"}}, "#/rules/preset", "unknown preset 'tournament'"),
+        ({"hand": TEN + " " * 230}, "#/hand", "expected at most 256 characters"),  # the spec's maxLength
         ({"hand": TEN, "rules": "oklahoma"}, "#/upcard", "need the first upcard"),
         ({"hand": TEN, "upcard": "1s"}, "#/upcard", "unknown card '1s'"),
     ],
@@ -210,6 +212,31 @@ def test_the_card_just_taken_comes_last_among_the_discards_even_when_it_would_be
     assert (last["card"], last["deadwood"], last["legal"]) == ("Kc", 28, False)
     allowed = call("POST", "/v1/hands/analyze", json={**body, "rules": "gra"}).get_json()
     assert allowed["discard"] == allowed["discards"][0]["card"] == "Kc"
+
+
+def test_the_card_just_taken_allows_no_knock_nor_gin_where_it_may_not_be_discarded(call: Call) -> None:
+    """Throwing 9h back would leave gin (or a knock), but it was just taken: it may not go."""
+    for hand, deadwood in (("As 2s 3s 4s 7h 7d 7c Kd Qd Jd 9h", 0), ("As 2s 3s 5c 7h 7d 7c Kd Qd Jd 9h", 5)):
+        body = {"hand": hand, "drawn_from_discard": "9h"}
+        taken = call("POST", "/v1/hands/analyze", json=body).get_json()["discards"][-1]
+        assert (taken["card"], taken["deadwood"]) == ("9h", deadwood)
+        assert not (taken["legal"] or taken["can_knock"] or taken["gin"])
+        allowed = call("POST", "/v1/hands/analyze", json={**body, "rules": "gra"}).get_json()["discards"][0]
+        assert (allowed["card"], allowed["legal"], allowed["can_knock"], allowed["gin"]) == ("9h", True, True,
+                                                                                              deadwood == 0)
+
+
+def test_each_discard_is_laid_out_as_one_arrangement(call: Call) -> None:
+    """Without Kc, 6h goes in 5h 6h 7h (6s 6d unmatched) or in 6s 6h 6d (5h 7h unmatched), 12 both ways, and
+    9c is left: two layouts of 21. The discard's melds and unmatched cards come from the same one."""
+    cards = ["5h", "6h", "7h", "6s", "6d", "As", "2s", "3s", "4s", "9c", "Kc"]
+    answer = call("POST", "/v1/hands/analyze", json={"hand": cards}).get_json()
+    without = next(d for d in answer["discards"] if d["card"] == "Kc")
+    assert without["deadwood"] == 21
+    _check_layout([c for c in cards if c != "Kc"], without["melds"], without["deadwood_cards"], 21)
+    for discard in answer["discards"]:
+        _check_layout([c for c in cards if c != discard["card"]], discard["melds"], discard["deadwood_cards"],
+                      discard["deadwood"])
 
 
 @pytest.mark.parametrize(

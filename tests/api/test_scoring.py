@@ -183,9 +183,13 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
     [
         ({"hands": [{"winner": 0, "points": 100}, {"winner": 1, "points": 5}]}, "#/hands/1", "already ended"),
         ({"hands": [{"winner": None, "points": 5}]}, "#/hands/0", "scores no points"),
+        ({"hands": [{"winner": None, "points": 0, "extra_boxes": 1}], "rules": "oklahoma"}, "#/hands/0",
+         "a drawn hand (winner null) scores no points and no boxes"),
         ({"hands": [], "deals": []}, "#", "not both"),
         ({}, "#", "neither was given"),
         ({"hands": [{"winner": 2, "points": 5}]}, "#/hands/0/winner", "Must be one of"),
+        ({"hands": [{"winner": "0", "points": 5}]}, "#/hands/0/winner", "Not a valid integer"),  # JSON integers only
+        ({"hands": [{"winner": 0, "points": "5"}]}, "#/hands/0/points", "Not a valid integer"),
         ({"hands": [{"winner": 0, "points": 30, "extra_boxes": 2}]}, "#/hands/0", "only under Oklahoma"),
         ({"hands": [{"winner": 0, "points": 30, "extra_boxes": 3}]}, "#/hands/0/extra_boxes", "Must be one of"),
         ({"hands": [{"winner": 1, "points": 0}], "rules": "hoyle"}, "#/hands/0", "at least 1 point"),

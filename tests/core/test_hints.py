@@ -13,10 +13,20 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from service.core.cards import ALL_CARDS, Card, Hand, card_bit, card_value, hand_from_cards, parse_card, parse_hand
+from service.core.cards import (
+    ALL_CARDS,
+    Card,
+    Hand,
+    card_bit,
+    card_value,
+    format_card,
+    hand_from_cards,
+    parse_card,
+    parse_hand,
+)
 from service.core.game import HandOutcome, IllegalMoveError, Table
 from service.core.hints import (
     DEFAULT_CONFIG,
@@ -38,6 +48,7 @@ from service.core.hints import (
     model_opponent,
     opponent_stock_draws,
     unmatched_above,
+    upcard_refused,
 )
 from service.core.melds import find_melds, min_deadwood, optimal_arrangements
 from service.core.rules import Rules, resolve_rules
@@ -151,6 +162,13 @@ def test_advice_is_always_legal(index: int) -> None:
         assert advice.action.type in ("gin", "big_gin")
 
 
+def reference_outs(kept: Hand, unseen: list[Card]) -> set[Card]:
+    """The unseen cards that, drawn, lower the least deadwood of ``kept`` after the best discard."""
+    base = min_deadwood(kept)
+    return {x for x in unseen
+            if min(min_deadwood((kept | card_bit(x)) & ~card_bit(d)) for d in ALL_CARDS if kept >> d & 1) < base}
+
+
 @pytest.mark.parametrize("index", [i for i, (s, _) in enumerate(STATES) if s.phase == "discard"][::5])
 def test_outs_and_safety_of_each_discard(index: int) -> None:
     state, rules = STATES[index]
@@ -161,12 +179,26 @@ def test_outs_and_safety_of_each_discard(index: int) -> None:
             continue
         assert alternative.action.card is not None
         kept = hand_from_cards(state.hand) & ~card_bit(alternative.action.card)
-        base = min_deadwood(kept)
-        outs = {x for x in unseen
-                if min(min_deadwood((kept | card_bit(x)) & ~card_bit(d)) for d in ALL_CARDS if kept >> d & 1) < base}
-        assert set(alternative.outs) == outs
-        assert alternative.deadwood == base
+        assert set(alternative.outs) == reference_outs(kept, unseen)
+        assert alternative.deadwood == min_deadwood(kept)
         assert alternative.safety is not None and 0 <= alternative.safety <= 1 + 1e-9
+
+
+def test_a_knock_has_the_outs_and_safety_of_its_discard() -> None:
+    """A knock's outs are those of the ten cards it keeps, and its safety is its discard's, as for the
+    same card discarded without knocking (the README's example: 7c just taken, knocks with 9h or 5c)."""
+    state = GameState(hand=cards("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9h"), phase="discard", upcard=parse_card("4d"),
+                      discard_pile=cards("4d Tc"), stock_count=29, opponent_discards=cards("7c"),
+                      drawn_from_discard=parse_card("7c"))
+    unseen = [c for c in ALL_CARDS if c not in state.hand + state.discard_pile]
+    alternatives = {a.action: a for a in hint(state, Rules(), config=FAST).alternatives}
+    knocks = [a for a in alternatives.values() if a.action.type == "knock"]
+    assert {a.action.card for a in knocks} == set(cards("9h 5c"))
+    for knock in knocks:
+        assert knock.action.card is not None and knock.safety is not None
+        kept = hand_from_cards(state.hand) & ~card_bit(knock.action.card)
+        assert set(knock.outs) == reference_outs(kept, unseen) != set()
+        assert knock.safety == alternatives[Action("discard", knock.action.card)].safety
 
 
 def least_after_draw(hand: Hand, card: Card) -> int:
@@ -214,6 +246,19 @@ def test_discards_are_scored_after_one_or_two_draws(index: int) -> None:
                 kept = hand & ~card_bit(alternative.action.card)
                 assert -alternative.evaluation == pytest.approx(reference(kept, unseen))
                 assert reference is one_draw or -alternative.evaluation <= one_draw(kept, unseen) + 1e-9
+
+
+def test_a_draw_is_scored_with_the_best_discard_after_it_even_an_ace() -> None:
+    # Keeping all but Kh, a drawn 4d or 7d melds 5d 6d and leaves As alone unmatched: As goes, for no deadwood.
+    state = situation(cards("As 5d 6d 3h 3s 3c 8c 9c Tc Jc Kh"), "discard", pile=5)
+    unseen = [c for c in ALL_CARDS if c not in state.hand + state.discard_pile]
+    hand = hand_from_cards(state.hand)
+    advice = hint(state, Rules(), config=EngineConfig(samples=0, second_draw_margin=-1.0))
+    for alternative in advice.alternatives:
+        if alternative.action.type == "discard":
+            assert alternative.action.card is not None
+            kept = hand & ~card_bit(alternative.action.card)
+            assert -alternative.evaluation == pytest.approx(one_draw(kept, unseen))
 
 
 def test_only_discards_close_to_the_best_are_scored_again() -> None:
@@ -308,6 +353,9 @@ def test_meld_partners_are_the_cards_that_join_a_meld(held: set[Card], card: Car
 
 @settings(max_examples=300, deadline=None)
 @given(st.sets(st.sampled_from(ALL_CARDS), min_size=0, max_size=20), st.sampled_from(ALL_CARDS))
+@example(set(cards("As 3s 4s 2h 2d")), parse_card("2s"))  # A 2 3, 2 3 4 and a set
+@example(set(cards("6s 7s 8s 4s")), parse_card("5s"))  # 6 7 8 is beside 5s, not a meld with it
+@example(set(cards("Js Qs 9s")), parse_card("Ks"))  # J Q K; no run goes past the king
 def test_meld_completions_are_the_pairs_that_make_a_three_card_meld(held: set[Card], card: Card) -> None:
     hand = hand_from_cards(held) & ~card_bit(card)
     pairs = {pair for pair in itertools.combinations(sorted(held - {card}), 2)
@@ -323,6 +371,20 @@ def test_a_card_melds_away_no_more_deadwood_than_its_reach(held: set[Card], card
     # The threat search skips draws on this bound, so it must never be too small.
     hand = hand_from_cards(held) & ~card_bit(card)
     assert min_deadwood(hand | card_bit(card)) >= min_deadwood(hand) - meld_reach(hand, card)
+
+
+@pytest.mark.parametrize(
+    ("held", "card", "reach"),
+    [
+        ("4h 5h 7h 8h 9h 6s 6d", "6h", 4 + 5 + 7 + 8 + 9),  # the stretch on both sides, worth more than the sixes
+        ("6s 6d 6c 5h 8h Qh", "6h", 3 * 6),  # the sixes; the stretch is 5h alone (7h is missing)
+        ("2s 3s 5s Ks", "As", 2 + 3),  # an ace has no lower neighbour
+        ("Js Qs 9s 2h", "Ks", 10 + 10),  # nor a king a higher one
+        ("2h 5d 9c", "7s", 0),
+    ],
+)
+def test_meld_reach_is_the_run_through_the_card_or_its_rank(held: str, card: str, reach: int) -> None:
+    assert meld_reach(hand_from_cards(cards(held)), parse_card(card)) == reach
 
 
 @settings(max_examples=200, deadline=None)
@@ -365,11 +427,17 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
         ({"phase": "discard"}, "hand", "needs 11 cards"),
         ({"hand": (*TEN[:9], TEN[0])}, "hand", "listed twice"),
         ({"hand": (*TEN[:9], 13)}, "hand", "not a card"),
+        ({"hand": (*TEN[:9], True)}, "hand", "True is not a card"),
+        ({"hand": (*TEN[:9], 4.0)}, "hand", "4.0 is not a card"),
         ({"discard_pile": cards("9h 4c As")}, "discard_pile", "also in hand"),
         ({"opponent_hand_known": cards("4c")}, "opponent_hand_known", "also in discard_pile"),
-        ({"stock_count": 31}, "stock_count", "do not add up to 52"),
+        ({"stock_count": 31}, "stock_count", "do not add up to 52: 10 in hand + 10 held by the opponent + 2 in the "
+         "pile + 31 in the stock = 53"),
         ({"stock_count": -1}, "stock_count", "whole number"),
-        ({"opponent_discards": cards("Ah")}, "opponent_discards", "must be in the pile"),
+        ({"stock_count": True}, "stock_count", "expected a whole number of cards, got True"),
+        ({"stock_count": 30.0}, "stock_count", "expected a whole number of cards, got 30.0"),
+        ({"opponent_discards": cards("Ah")}, "opponent_discards", "Ah was discarded face up, so it must be in the "
+         "pile"),
         ({"upcard": parse_card("Ah")}, "upcard", "must be in the pile"),
         ({"drawn_from_discard": parse_card("As")}, "drawn_from_discard", "only in the discard phase"),
         ({"phase": "first_upcard", "upcard": None, "discard_pile": ()}, "upcard", "needs the upcard"),
@@ -385,6 +453,8 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
           "stock_count": 31}, "drawn_from_discard", "taken from the pile: name it"),
         ({"phase": "discard", "hand": (*TEN, parse_card("8c")), "stock_count": 29,
           "drawn_from_discard": parse_card("8c")}, "drawn_from_discard", "was 4c (the opponent's last discard)"),
+        ({"phase": "discard", "hand": (*TEN, parse_card("9c")), "stock_count": 29,
+          "drawn_from_discard": parse_card("4c")}, "drawn_from_discard", "4c is not in hand"),  # still on the pile
         ({"phase": "discard", "hand": (*TEN, parse_card("9h")), "discard_pile": (), "opponent_discards": (),
           "stock_count": 31, "drawn_from_discard": parse_card("As")}, "drawn_from_discard", "was 9h (the upcard)"),
     ],
@@ -417,6 +487,15 @@ def test_an_upcard_taken_and_discarded_again_may_be_taken() -> None:
     assert hint(state, Rules(), config=FAST).action == Action("take_upcard")
     refused = replace(state, hand=cards("9h 9d 2c 3c 4c 5h 6h 7h 8h Jc"), opponent_hand_known=(), opponent_discards=())
     assert legal_actions(refused, Rules()) == [Action("draw_stock")]
+
+
+def test_the_first_upcard_is_refused_only_once_both_players_passed_it() -> None:
+    """``upcard_refused`` (the self-play baseline asks it in every draw decision): in the first_upcard
+    phase the upcard may still be taken; in the draw phase with it alone on the pile both passed it."""
+    first = GameState(hand=cards("As 2s 3s 4h 5h Kc Qd Jh 9d 8s"), phase="first_upcard", upcard=parse_card("6h"),
+                      discard_pile=cards("6h"), stock_count=31)
+    assert not upcard_refused(first)
+    assert upcard_refused(replace(first, phase="draw"))
 
 
 def test_the_opponent_draws_from_the_stock_no_more_than_has_left_it() -> None:
@@ -459,13 +538,38 @@ def test_takes_an_upcard_that_completes_a_meld() -> None:
                       discard_pile=cards("6h"), stock_count=31)
     advice = hint(state, Rules())
     assert advice.action == Action("take_upcard")
-    assert advice.alternatives[0].then_discard in cards("Kc Qd Jh")
+    then = advice.alternatives[0].then_discard
+    assert then is not None and then in cards("Kc Qd Jh")
+    # Kept: As 2s 3s, 4h 5h 6h and two of Kc Qd Jh with 9d 8s unmatched.
+    assert advice.alternatives[0].deadwood == 10 + 10 + 9 + 8
+    assert advice.reason.startswith(f"Take 6h and discard {format_card(then)}: 37 deadwood, expected ")
 
 
 def test_passes_an_upcard_that_helps_nothing() -> None:
     state = GameState(hand=cards("As 2s 3s 4h 5h 6h 7c 8d 9s Jd"), phase="first_upcard", upcard=parse_card("Kc"),
                       discard_pile=cards("Kc"), stock_count=31)
-    assert hint(state, Rules()).action == Action("pass")
+    advice = hint(state, Rules())
+    assert advice.action == Action("pass") and advice.reason.startswith("Pass: Kc does not help enough (expected ")
+
+
+def test_draws_from_the_stock_when_the_pile_card_helps_nothing() -> None:
+    state = GameState(hand=cards("As 2s 3s 4h 5h 6h 7c 8d 9s Jd"), phase="draw", upcard=parse_card("2c"),
+                      discard_pile=cards("2c Kc"), stock_count=30, opponent_discards=cards("Kc"))
+    advice = hint(state, Rules())
+    assert advice.action == Action("draw_stock")
+    assert advice.reason.startswith("Draw from the stock: Kc does not help enough (expected ")
+
+
+@pytest.mark.parametrize("samples", [0, DEFAULT_CONFIG.samples])
+def test_takes_an_upcard_that_allows_gin_at_once(samples: int) -> None:
+    """Gin is always taken, also with the opponent model off, where a knock's expected points are 0 (and
+    passing, with ten cards already melded, expects no deadwood either)."""
+    state = GameState(hand=cards("As 2s 3s 4s 5h 6h 7h 9c 9d 9s"), phase="first_upcard", upcard=parse_card("8h"),
+                      discard_pile=cards("8h"), stock_count=31)
+    advice = hint(state, Rules(), config=replace(DEFAULT_CONFIG, samples=samples))
+    assert advice.action == Action("take_upcard") and advice.alternatives[0].deadwood == 0
+    assert advice.alternatives[0].then_discard in cards("As 4s 5h")  # 8h may not go straight back
+    assert advice.reason == "Take 8h: it allows gin right away."
 
 
 def test_goes_gin_when_it_can() -> None:
@@ -477,7 +581,9 @@ def test_goes_gin_when_it_can() -> None:
 
 def test_big_gin_only_where_it_is_played() -> None:
     state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s 7h 8h"), "discard", pile=10)
-    assert hint(state, resolve_rules("online")).action == Action("big_gin")
+    big = hint(state, resolve_rules("online"))
+    assert big.action == Action("big_gin") and big.reason.startswith("Big gin: all eleven cards meld (")
+    assert (big.alternatives[0].outs, big.alternatives[0].safety) == ((), None)  # no card is discarded
     assert hint(state, resolve_rules("standard")).action.type == "gin"
     for preset in ("online", "standard"):
         moves = legal_actions(state, resolve_rules(preset))
@@ -492,6 +598,16 @@ def test_knocks_at_the_stock_end_rather_than_draw() -> None:
     advice = hint(state, Rules())
     assert advice.action == Action("knock", parse_card("Kc"))
     assert "draw" in advice.reason
+
+
+def test_the_reason_says_when_a_discard_ends_the_hand_as_a_draw() -> None:
+    hand = cards("As 3s 5h 7c 9d Jd Kh 2c 4d 6h 8s")  # no meld: no knock
+    for pile, ends in ((10, False), (29, True)):
+        state = situation(hand, "discard", pile=pile)
+        assert (state.stock_count == Rules().stock_end) == ends
+        advice = hint(state, Rules(), config=FAST)
+        assert advice.action.type == "discard"
+        assert advice.reason.endswith(" The hand ends as a draw after this discard.") == ends
 
 
 def test_keeps_away_from_what_the_opponent_collects() -> None:
