@@ -262,7 +262,8 @@ class HintRequest(RequestSchema):
     opponent_hand_known = fields.List(CardField(), load_default=list, validate=validate.Length(0, 11), metadata={
         "description": "Cards the opponent took from the pile and still holds."})
     opponent_discards = fields.List(CardField(), load_default=list, validate=validate.Length(0, 52), metadata={
-        "description": "Every card the opponent discarded, oldest first (a card may come back)."})
+        "description": "Every card the opponent discarded, oldest first (a card may come back); empty only "
+        "before its first turn."})
     drawn_from_discard = CardField(allow_none=True, metadata={
         "description": "Discard phase: the card you took from the pile this turn, if any."})
     rules = RulesField(load_default=resolve_rules)

@@ -321,9 +321,25 @@ def _check_turn_order(state: GameState) -> None:
                 raise HintStateError("drawn_from_discard", f"the pile's top card was {format_card(was_on_top)} "
                                      f"({which}), not {format_card(taken)}")
             return
+    if not thrown and not _first_turn(state):
+        raise HintStateError("opponent_discards", "the opponent has discarded since the first upcard: "
+                             "give its discards, oldest first")
     if thrown and state.discard_pile[-1:] != thrown[-1:]:
         raise HintStateError("discard_pile", f"the opponent's last discard, {format_card(thrown[-1])}, "
                              "is on top of the pile until it is taken")
+
+
+def _first_turn(state: GameState) -> bool:
+    """Whether the player to move may be on the hand's first turn, before the opponent has had one:
+    taking the first upcard (stock untouched, pile empty), or the first stock draw after both
+    players passed it (the upcard alone on the pile)."""
+    pile, count = state.discard_pile, state.stock_count
+    lone_upcard = len(pile) == 1 and state.upcard in (None, pile[0])
+    if state.phase == "draw":
+        return count == FULL_STOCK and lone_upcard
+    if state.drawn_from_discard is not None:
+        return count == FULL_STOCK and not pile
+    return count == FULL_STOCK - 1 and lone_upcard
 
 
 def _check_stock(state: GameState, rules: Rules, face_up: int) -> None:

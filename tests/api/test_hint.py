@@ -102,6 +102,7 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
         ({"hand": "As 2s 3s 7h 7d Kd Qd Jd 5c Zz"}, "#/hand", "Zz"),
         ({"stock_count": -1}, "#/stock_count", "greater than or equal to 0"),
         ({"stock_count": "29"}, "#/stock_count", "Not a valid integer"),  # a JSON integer, not a string of digits
+        ({"opponent_discards": []}, "#/opponent_discards", "give its discards, oldest first"),
     ],
 )
 def test_impossible_states_are_422_naming_the_field(call: Call, change: dict[str, Any], pointer: str,

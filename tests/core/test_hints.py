@@ -457,6 +457,12 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
           "drawn_from_discard": parse_card("4c")}, "drawn_from_discard", "4c is not in hand"),  # still on the pile
         ({"phase": "discard", "hand": (*TEN, parse_card("9h")), "discard_pile": (), "opponent_discards": (),
           "stock_count": 31, "drawn_from_discard": parse_card("As")}, "drawn_from_discard", "was 9h (the upcard)"),
+        # after the first turn the opponent has always discarded: 4c on the pile, or the upcard it took
+        ({"opponent_discards": ()}, "opponent_discards", "has discarded since the first upcard"),
+        ({"discard_pile": cards("4c"), "opponent_hand_known": cards("9h"), "opponent_discards": (),
+          "stock_count": 31}, "opponent_discards", "has discarded since the first upcard"),
+        ({"phase": "discard", "hand": (*TEN, parse_card("9c")), "stock_count": 29, "opponent_discards": ()},
+         "opponent_discards", "has discarded since the first upcard"),
     ],
 )
 def test_impossible_states_name_the_field(changes: dict[str, object], field: str, words: str) -> None:
@@ -520,17 +526,22 @@ def test_a_drawn_card_must_be_in_hand() -> None:
 
 
 def situation(hand: tuple[Card, ...], phase: Phase, pile: int, upcard: Card | None = None,
-              opponent_hand_known: tuple[Card, ...] = (), opponent_discards: tuple[Card, ...] = (),
+              opponent_hand_known: tuple[Card, ...] = (), opponent_discards: tuple[Card, ...] | None = None,
               drawn_from_discard: Card | None = None) -> GameState:
-    """A state whose pile holds ``pile`` filler cards (the first one the upcard), with the stock to match."""
+    """A state whose pile holds ``pile`` filler cards (the first one the upcard), with the stock to match;
+    unless given, the opponent's discards are the pile's top card once the opponent has had a turn."""
     used = set(hand) | set(opponent_hand_known)
     order = cards("2c 3c 4c 5c 6c 2d 3d 4d 5d 6d 2h 3h 8d 9d Td Jd Qd Kd 8h 9h Th Jh Qh Kh 4s 5s 6s 8s 9s Ts Js "
                   "7d 8c") + ALL_CARDS
     face_up = tuple(c for c in dict.fromkeys(order) if c not in used)[:pile]
     if upcard is None:
         upcard = face_up[0]
-    return GameState(hand, phase, upcard, face_up, 52 - 10 - len(hand) - len(face_up), opponent_hand_known,
-                     opponent_discards, drawn_from_discard)
+    stock_count = 52 - 10 - len(hand) - len(face_up)
+    if opponent_discards is None:
+        first_turn = stock_count >= 52 - 10 - len(hand) - 1 and len(face_up) <= 1
+        opponent_discards = () if first_turn else face_up[-1:]
+    return GameState(hand, phase, upcard, face_up, stock_count, opponent_hand_known, opponent_discards,
+                     drawn_from_discard)
 
 
 def test_takes_an_upcard_that_completes_a_meld() -> None:
@@ -593,7 +604,12 @@ def test_big_gin_only_where_it_is_played() -> None:
 
 
 def test_knocks_at_the_stock_end_rather_than_draw() -> None:
+    # The opponent last threw Kd (so it may still hold high unmatched cards), not a 9 that would say
+    # it kept only low ones: its ten among the twelve unseen cards then seldom undercut our 1.
     state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac Kc"), "discard", pile=29)
+    top = parse_card("Kd")
+    state = replace(state, discard_pile=(*(c for c in state.discard_pile if c != top), top),
+                    opponent_discards=(top,))
     assert state.stock_count == Rules().stock_end
     advice = hint(state, Rules())
     assert advice.action == Action("knock", parse_card("Kc"))
