@@ -379,6 +379,7 @@ def test_a_card_melds_away_no_more_deadwood_than_its_reach(held: set[Card], card
         ("4h 5h 7h 8h 9h 6s 6d", "6h", 4 + 5 + 7 + 8 + 9),  # the stretch on both sides, worth more than the sixes
         ("6s 6d 6c 5h 8h Qh", "6h", 3 * 6),  # the sixes; the stretch is 5h alone (7h is missing)
         ("2s 3s 5s Ks", "As", 2 + 3),  # an ace has no lower neighbour
+        ("As 3s 4s", "2s", 1 + 3 + 4),  # the stretch down to the ace
         ("Js Qs 9s 2h", "Ks", 10 + 10),  # nor a king a higher one
         ("2h 5d 9c", "7s", 0),
     ],
@@ -447,6 +448,9 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
         ({"discard_pile": (), "upcard": None, "opponent_discards": (), "stock_count": 32}, "discard_pile",
          "at least the last discard"),
         ({"discard_pile": cards("4c 9h")}, "discard_pile", "4c, is on top of the pile"),
+        # after two discards the message names the last one, not the first
+        ({"discard_pile": cards("9h 4c Ah"), "opponent_discards": cards("9h 4c"), "stock_count": 29}, "discard_pile",
+         "last discard, 4c, is on top of the pile"),
         ({"phase": "first_upcard", "discard_pile": cards("9h"), "stock_count": 31, "opponent_discards": cards("9h")},
          "opponent_discards", "before the first upcard"),
         ({"phase": "discard", "hand": (*TEN, parse_card("9h")), "discard_pile": (), "opponent_discards": (),
@@ -462,6 +466,10 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
         ({"discard_pile": cards("4c"), "opponent_hand_known": cards("9h"), "opponent_discards": (),
           "stock_count": 31}, "opponent_discards", "has discarded since the first upcard"),
         ({"phase": "discard", "hand": (*TEN, parse_card("9c")), "stock_count": 29, "opponent_discards": ()},
+         "opponent_discards", "has discarded since the first upcard"),
+        # one stock draw, but the pile's card is not the upcard: the opponent took 9h and threw 4c
+        ({"phase": "discard", "hand": (*TEN, parse_card("9c")), "discard_pile": cards("4c"),
+          "opponent_hand_known": cards("9h"), "opponent_discards": (), "stock_count": 30},
          "opponent_discards", "has discarded since the first upcard"),
     ],
 )
@@ -480,6 +488,29 @@ def test_oklahoma_needs_the_upcard_and_a_live_stock() -> None:
     assert late.stock_count == 2
     with pytest.raises(HintStateError, match="already over") as error:
         check_state(late, Rules())
+    assert error.value.field == "stock_count"
+
+
+def test_a_state_without_the_upcard_is_accepted_outside_oklahoma() -> None:
+    """The upcard is optional: only Oklahoma, whose knock limit it sets, needs it."""
+    state = replace(DRAW, upcard=None)
+    assert legal_actions(state, Rules()) == [Action("take_upcard"), Action("draw_stock")]
+
+
+def test_a_card_taken_on_the_first_turn_stands_when_the_upcard_is_not_given() -> None:
+    """Without the upcard nothing says which card was on top, so the card named as taken is accepted."""
+    taken = parse_card("9h")
+    state = GameState(hand=(*TEN, taken), phase="discard", upcard=None, discard_pile=(), stock_count=31,
+                      opponent_hand_known=(), opponent_discards=(), drawn_from_discard=taken)
+    discards = {a.card for a in legal_actions(state, Rules()) if a.type == "discard"}
+    assert discards == set(TEN)  # every card but the one just taken
+
+
+def test_an_empty_stock_is_a_hand_already_over_not_a_bad_count() -> None:
+    empty = situation(TEN, "draw", pile=32)
+    assert empty.stock_count == 0
+    with pytest.raises(HintStateError, match="with 0 cards left the hand is already over") as error:
+        check_state(empty, Rules())
     assert error.value.field == "stock_count"
 
 
