@@ -320,11 +320,10 @@ def _check_turn_order(state: GameState) -> None:
             if was_on_top is not None and taken != was_on_top:
                 raise HintStateError("drawn_from_discard", f"the pile's top card was {format_card(was_on_top)} "
                                      f"({which}), not {format_card(taken)}")
-            return
     if not thrown and not _first_turn(state):
         raise HintStateError("opponent_discards", "the opponent has discarded since the first upcard: "
                              "give its discards, oldest first")
-    if thrown and state.discard_pile[-1:] != thrown[-1:]:
+    if taken is None and thrown and state.discard_pile[-1:] != thrown[-1:]:
         raise HintStateError("discard_pile", f"the opponent's last discard, {format_card(thrown[-1])}, "
                              "is on top of the pile until it is taken")
 

@@ -471,6 +471,10 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
         ({"phase": "discard", "hand": (*TEN, parse_card("9c")), "discard_pile": cards("4c"),
           "opponent_hand_known": cards("9h"), "opponent_discards": (), "stock_count": 30},
          "opponent_discards", "has discarded since the first upcard"),
+        # the upcard 9h taken with a card under it and a stock draw made: not the first turn
+        ({"phase": "discard", "hand": (*TEN, parse_card("9h")), "discard_pile": cards("4c"), "opponent_discards": (),
+          "stock_count": 30, "drawn_from_discard": parse_card("9h")}, "opponent_discards",
+         "has discarded since the first upcard"),
     ],
 )
 def test_impossible_states_name_the_field(changes: dict[str, object], field: str, words: str) -> None:
