@@ -305,7 +305,8 @@ def upcard_refused(state: GameState) -> bool:
 
 def _check_turn_order(state: GameState) -> None:
     """The pile's top card against the turns: the opponent's last discard stays on top until this
-    player takes it, and before any stock draw a card in hand beyond ten came from the pile."""
+    player takes it, before any stock draw a card in hand beyond ten came from the pile, and past
+    the player's first turn the opponent has discarded."""
     thrown, taken = state.opponent_discards, state.drawn_from_discard
     if state.phase == "first_upcard":
         if thrown:
