@@ -12,12 +12,13 @@ from typing import Any
 
 from marshmallow import ValidationError, fields
 
-from ..core.cards import Card, CardError, Hand, parse_card, parse_hand
+from ..core.cards import SPACE, Card, CardError, Hand, parse_card, parse_hand
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, resolve_rules
 
 _RANKS = "(10|[2-9ATJQKatjqk])"
 _SUITS = r"[shdcSHDC♠♥♦♣♤♡♢♧]\uFE0F?"
-CARD_PATTERN = rf"^\s*{_RANKS}\s*{_SUITS}\s*$"
+_SPACE = f"[{SPACE}]"  # ECMAScript's \s, spelt out: Python's differs, and the parser and its validators use both
+CARD_PATTERN = rf"^{_SPACE}*{_RANKS}{_SPACE}*{_SUITS}{_SPACE}*$"
 """One card as the core parses it: rank A 2-9 T/10 J Q K (any case), suit s h d c or a symbol."""
 
 CARD_MAX_LENGTH = 16
@@ -30,7 +31,8 @@ PRESET_REF = {"$ref": "#/components/schemas/PresetName"}
 def hand_text_pattern(least: int, most: int) -> str:
     """Pattern of a string of ``least``-``most`` cards separated by spaces and/or commas."""
     card = f"{_RANKS}{_SUITS}"
-    return rf"^[\s,]*{card}([\s,]+{card}){{{least - 1},{most - 1}}}[\s,]*$"
+    separators = f"[{SPACE},]"
+    return rf"^{separators}*{card}({separators}+{card}){{{least - 1},{most - 1}}}{separators}*$"
 
 
 def _size_text(sizes: tuple[int, ...]) -> str:

@@ -68,8 +68,13 @@ def card_bit(card: Card) -> Hand:
     return 1 << card
 
 
+SPACE = r"\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+r"""The white space allowed around a card, as the body of a regular-expression class: exactly what
+``\s`` matches in ECMAScript, the dialect of the OpenAPI patterns. (Python's ``\s`` is not the same:
+it also matches U+001C-U+001F and U+0085, and not U+FEFF.)"""
 # A suit symbol may carry the emoji presentation selector (U+FE0F) that phone keyboards add: 5♣️.
-_CARD_RE = re.compile(r"^\s*(10|[2-9atjqkAJQKT])\s*([shdcSHDC♠♥♦♣♤♡♢♧])\uFE0F?\s*$")
+_CARD_RE = re.compile(rf"^[{SPACE}]*(10|[2-9atjqkAJQKT])[{SPACE}]*([shdcSHDC♠♥♦♣♤♡♢♧])\uFE0F?[{SPACE}]*$")
+_SEPARATORS_RE = re.compile(rf"[{SPACE},]+")
 _SUIT_OF = {
     **{c: i for i, c in enumerate(SUIT_CHARS)},
     **{c: i for i, c in enumerate(SUIT_CHARS.upper())},
@@ -195,8 +200,8 @@ _LANE_HIGH_VALUE = tuple(sum(min(r + 8, 10) for r in range(6) if m >> r & 1) for
 
 
 def split_hand_text(text: str) -> list[str]:
-    """Split ``"As 2s,3s"`` into card tokens (spaces and/or commas)."""
-    return [token for token in re.split(r"[\s,]+", text.strip()) if token]
+    """Split ``"As 2s,3s"`` into card tokens (white space, as ``SPACE``, and/or commas)."""
+    return [token for token in _SEPARATORS_RE.split(text) if token]
 
 
 def parse_cards(cards: str | Iterable[str]) -> list[Card]:

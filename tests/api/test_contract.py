@@ -28,8 +28,8 @@ from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from referencing import Registry
 
-from service.api.fields import CARD_PATTERN
-from service.core.cards import CardError, parse_card
+from service.api.fields import CARD_PATTERN, hand_text_pattern
+from service.core.cards import CardError, parse_card, parse_hand
 from service.spec import COMMITTED
 from service.spec import main as spec_main
 
@@ -69,6 +69,33 @@ def test_the_spec_card_pattern_accepts_what_the_parser_accepts(text: str) -> Non
     except CardError:
         parsed = False
     assert (re.fullmatch(CARD_PATTERN, text) is not None) == parsed, repr(text)
+
+
+# ECMAScript's \s (ECMA-262: WhiteSpace and LineTerminator), the regular-expression dialect of the spec's
+# patterns; Python's \s also matches U+001C-U+001F and U+0085, and not U+FEFF.
+ECMASCRIPT_SPACE = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + (
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+SPACES = sorted({c for c in map(chr, range(0x10000)) if c.isspace()} | set(ECMASCRIPT_SPACE))
+
+
+def _parses(parse: Any, text: str) -> bool:
+    try:
+        parse(text)
+    except CardError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("space", SPACES, ids=lambda space: f"U+{ord(space):04X}")
+def test_cards_take_the_white_space_of_the_spec_patterns_and_no_other(space: str) -> None:
+    """A space the spec allows is accepted (not a 422), and one it refuses is not answered (200)."""
+    card, hand = f"{space}A{space}s{space}", space.join(["As", "2s", "3s", "7h", "7d", "7c", "Kd", "Qd", "Jd", "5c"])
+    allowed = space in ECMASCRIPT_SPACE
+    assert (re.fullmatch(CARD_PATTERN, card) is not None) == allowed
+    assert (re.fullmatch(hand_text_pattern(10, 11), hand) is not None) == allowed
+    assert _parses(parse_card, card) == allowed
+    assert _parses(lambda text: parse_hand(text, (10,)), hand) == allowed
 
 
 def test_every_operation_has_its_own_operation_id(spec: dict[str, Any]) -> None:
