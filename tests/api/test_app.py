@@ -191,6 +191,17 @@ def test_a_query_string_beside_a_json_body_is_refused_not_ignored(call: Call) ->
         {"parameter": "knock_limit", "detail": "not read here: this operation takes its input as a JSON body"}]
 
 
+def test_a_key_given_twice_is_read_with_its_last_value(call: Call) -> None:
+    """As the README documents (and JavaScript's JSON.parse reads it), whichever order they come in."""
+    short, full = '"As 2s"', f'"{TEN}"'
+    last_full = call("POST", "/v1/hands/analyze", data=f'{{"hand": {short}, "hand": {full}}}',
+                     content_type="application/json")
+    assert last_full.status_code == 200 and len(last_full.get_json()["hand"]) == 10
+    last_short = call("POST", "/v1/hands/analyze", data=f'{{"hand": {full}, "hand": {short}}}',
+                      content_type="application/json")
+    assert _problem(last_short, 422)["errors"][0]["pointer"] == "#/hand"
+
+
 def test_health_and_readiness(call: Call) -> None:
     assert call("GET", "/healthz").get_json() == {"status": "ok"}
     assert call("GET", "/readyz").get_json() == {"status": "ready"}
