@@ -250,3 +250,29 @@ def test_a_card_just_taken_must_be_in_the_drawn_hand(call: Call, body: dict, det
     problem = call("POST", "/v1/hands/analyze", json=body).get_json()
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/drawn_from_discard"
     assert detail in problem["detail"]
+
+
+def test_the_top_level_layout_is_the_first_arrangement_and_the_best_discards(call: Call) -> None:
+    """6h goes in 5h 6h 7h or in 6s 6h 6d: two layouts of 21. The top level describes the first one listed,
+    and for eleven cards the first discard's entry is laid out the same way."""
+    ten = ["5h", "6h", "7h", "6s", "6d", "As", "2s", "3s", "4s", "9c"]
+    for cards in (ten, [*ten, "Kc"]):
+        answer = call("POST", "/v1/hands/analyze", json={"hand": cards}).get_json()
+        first = answer["arrangements"][0]
+        assert len(answer["arrangements"]) == 2 and answer["deadwood"] == 21
+        assert (answer["melds"], answer["deadwood_cards"]) == (first["melds"], first["deadwood_cards"])
+        if len(cards) == 11:
+            best = answer["discards"][0]
+            assert best["card"] == "Kc" and (best["melds"], best["deadwood_cards"]) == (
+                first["melds"], first["deadwood_cards"])
+
+
+def test_deadwood_equal_to_the_knock_limit_allows_a_knock(call: Call) -> None:
+    """TEN leaves 5 (the 5c): a knock limit of 5 allows the knock, in the hand and in the discard that keeps it."""
+    rules = {"knock_limit": 5}
+    answer = call("POST", "/v1/hands/analyze", json={"hand": TEN, "rules": rules}).get_json()
+    assert (answer["deadwood"], answer["can_knock"]) == (5, True)
+    drawn = call("POST", "/v1/hands/analyze", json={"hand": TEN + " 9c", "rules": rules}).get_json()
+    by_card = {entry["card"]: entry for entry in drawn["discards"]}
+    assert (by_card["9c"]["deadwood"], by_card["9c"]["can_knock"]) == (5, True)
+    assert (by_card["5c"]["deadwood"], by_card["5c"]["can_knock"]) == (9, False)
