@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from service.api import hints
-from service.core.hints import MIN_SAMPLES, TimeBudget
+from service.core.cards import parse_card
+from service.core.hints import MIN_SAMPLES, GameState, TimeBudget, hint
+from service.core.rules import resolve_rules
 
 from .conftest import Call
 
@@ -66,6 +68,18 @@ def test_the_knock_margin_decides_between_knocking_and_playing_on(call: Call) ->
     assert eager["action"] == {"type": "knock", "card": "9h"}
     assert call("POST", "/v1/hint", json={**KNOCK_STATE, "knock_margin": knock["expected_points"] - 1}
                 ).get_json()["action"] == eager["action"]
+
+
+def test_the_numbers_are_the_engines_rounded_to_three_decimals(call: Call) -> None:
+    answer = call("POST", "/v1/hint", json=KNOCK_STATE).get_json()
+    state = GameState(hand=tuple(parse_card(c) for c in str(KNOCK_STATE["hand"]).split()), phase="discard",
+                      upcard=parse_card("4d"), discard_pile=(parse_card("4d"), parse_card("Tc")), stock_count=29,
+                      opponent_discards=(parse_card("7c"),), drawn_from_discard=parse_card("7c"))
+    engine = hint(state, resolve_rules())
+    numbers = [(a.expected_points, a.undercut_risk, a.safety) for a in engine.alternatives]
+    rounded = [tuple(None if x is None else round(x, 3) for x in row) for row in numbers]
+    assert [(a["expected_points"], a["undercut_risk"], a["safety"]) for a in answer["alternatives"]] == rounded
+    assert any(x is not None and round(x, 2) != round(x, 3) for row in numbers for x in row)
 
 
 def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.MonkeyPatch) -> None:
