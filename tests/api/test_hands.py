@@ -7,6 +7,8 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from flask.testing import FlaskClient
+from prometheus_client.parser import text_string_to_metric_families
 
 from service.core.cards import ALL_CARDS, format_card, hand_from_cards, parse_card
 from service.core.melds import analyze_drawn_hand, min_deadwood, optimal_arrangements
@@ -181,6 +183,20 @@ def test_batch_answers_each_hand_in_order(call: Call) -> None:
     assert results[3]["problem"]["errors"] == [{"pointer": "#/hands/3/hand",
                                                 "detail": "a hand here has 10 or 11 cards, got 2"}]
     assert results[7]["analysis"]["knock_limit"] == 2 and results[0]["analysis"]["knock_limit"] == 6
+
+
+def _hands_analyzed(client: FlaskClient) -> float:
+    exposition = client.get("/metrics").get_data(as_text=True)
+    return next(s.value for family in text_string_to_metric_families(exposition) for s in family.samples
+                if s.name == "gin_hands_analyzed_total")
+
+
+def test_a_batch_counts_only_the_hands_it_analyzed(call: Call, client: FlaskClient) -> None:
+    before = _hands_analyzed(client)
+    hands = [{"hand": TEN}, {"hand": "As 2s"}, {"hand": TEN + " 9c"}, {"hand": TEN, "upcard": "Zz"}, {"hand": TEN}]
+    results = call("POST", "/v1/hands/analyze/batch", json={"hands": hands}).get_json()["results"]
+    assert [result["status"] for result in results] == [200, 422, 200, 422, 200]
+    assert _hands_analyzed(client) == before + 3
 
 
 @pytest.mark.parametrize(("hands", "detail"), [([], "Length must be between 1 and 1000"),
