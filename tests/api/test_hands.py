@@ -292,3 +292,15 @@ def test_deadwood_equal_to_the_knock_limit_allows_a_knock(call: Call) -> None:
     by_card = {entry["card"]: entry for entry in drawn["discards"]}
     assert (by_card["9c"]["deadwood"], by_card["9c"]["can_knock"]) == (5, True)
     assert (by_card["5c"]["deadwood"], by_card["5c"]["can_knock"]) == (9, False)
+
+
+def test_a_card_and_a_hand_at_their_documented_maximum_length_are_read(call: Call) -> None:
+    """The spec allows 16 characters for a card and 256 for a hand as one string; one more is refused."""
+    upcard, hand = "8c".ljust(16), TEN.ljust(256)
+    answer = call("POST", "/v1/hands/analyze", json={"hand": hand, "rules": "oklahoma", "upcard": upcard}).get_json()
+    assert answer["knock_limit"] == 8 and len(answer["hand"]) == 10
+    listed = [card.ljust(16) for card in TEN.split()]
+    assert call("POST", "/v1/hands/analyze", json={"hand": listed}).get_json()["hand"] == answer["hand"]
+    problem = call("POST", "/v1/hands/analyze", json={"hand": hand + " ", "rules": "oklahoma", "upcard": upcard + " "}
+                   ).get_json()
+    assert {error["pointer"] for error in problem["errors"]} == {"#/hand", "#/upcard"}
