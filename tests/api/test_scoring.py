@@ -113,6 +113,7 @@ def test_oklahoma_spade_upcard_doubles(call: Call) -> None:
     ("body", "pointer", "detail"),
     [
         ({"knocker": KNOCKER, "defender": "As 5s 8h 9h Th 4d 4c 9c Tc Qc"}, "#/defender", "As is in both hands"),
+        ({"knocker": KNOCKER, "defender": "4s 5s 8h 9h Th 4d 4c 9c Tc Jd"}, "#/defender", "Jd is in both hands"),
         ({"knocker": KNOCKER, "defender": DEFENDER, "discard": "Qh"}, "#/discard", "only with an 11-card"),
         ({"knocker": KNOCKER + " 9s", "defender": DEFENDER, "discard": "Qh"}, "#/discard", "not in the hand"),
         ({"knocker": KNOCKER, "defender": DEFENDER, "rules": "oklahoma"}, "#/upcard", "first upcard"),
@@ -184,6 +185,8 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
         ({"hands": [{"winner": 0, "points": 100}, {"winner": 1, "points": 5}]}, "#/hands/1", "already ended"),
         ({"hands": [{"winner": None, "points": 5}]}, "#/hands/0", "scores no points"),
         ({"hands": [{"winner": None, "points": 0, "extra_boxes": 1}], "rules": "oklahoma"}, "#/hands/0",
+         "a drawn hand (winner null) scores no points and no boxes"),
+        ({"deals": [{"tables": [{"winner": 0, "points": 9}, {"winner": None, "points": 5}]}]}, "#/deals/0/tables/1",
          "a drawn hand (winner null) scores no points and no boxes"),
         ({"hands": [], "deals": []}, "#", "not both"),
         ({}, "#", "neither was given"),
