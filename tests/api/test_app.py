@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 import re
 from typing import Any
@@ -10,6 +12,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.exceptions import MethodNotAllowed
+from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from service import __version__, create_app
 from service.config import load_config
@@ -123,6 +126,22 @@ def test_batch_has_its_own_body_limit(call: Call) -> None:
     assert len(response.get_data()) > 64 * 1024
     too_big = call("POST", "/v1/hands/analyze/batch", json={"hands": hands, "pad": "x" * 2_100_000})
     assert "limit of 2097152 bytes" in _problem(too_big, 413)["detail"]
+
+
+@pytest.mark.parametrize(("past", "status"), [(0, 200), (1, 413), (10_000, 413)])
+def test_a_chunked_body_is_held_to_the_limit(app: Flask, past: int, status: int) -> None:
+    """Without a Content-Length (chunked) Werkzeug cuts the body at the limit, where padded JSON would still
+    parse: a body that goes on past the limit is a 413, one that ends there is read."""
+    start = json.dumps({"hand": TEN}).encode()
+    body = start + b" " * (64 * 1024 - len(start) + past)
+    environ = EnvironBuilder(path="/v1/hands/analyze", method="POST", input_stream=io.BytesIO(body),
+                             content_type="application/json").get_environ()
+    del environ["CONTENT_LENGTH"]
+    environ["wsgi.input_terminated"] = True  # as gunicorn sets it for a chunked body
+    answer, status_line, _ = run_wsgi_app(app, environ, buffered=True)
+    assert int(status_line.split()[0]) == status
+    if status == 413:
+        assert "limit of 65536 bytes" in json.loads(b"".join(answer))["detail"]
 
 
 def test_unexpected_error_is_a_500_that_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:
