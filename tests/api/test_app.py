@@ -99,6 +99,13 @@ def test_a_compressed_body_is_refused_with_the_encoding_the_service_reads(call: 
         assert call("POST", "/v1/hands/analyze", data=f'{{"hand": "{TEN}"}}', **plain).status_code == 200
 
 
+@pytest.mark.parametrize("charset", ["utf-8", "UTF-8", "utf8", "UTF8"])
+def test_a_body_declared_utf_8_in_either_spelling_is_read(call: Call, charset: str) -> None:
+    response = call("POST", "/v1/hands/analyze", data=f'{{"hand": "{TEN}"}}',
+                    content_type=f"application/json; charset={charset}")
+    assert response.status_code == 200 and response.get_json()["deadwood"] == 5
+
+
 def test_options_lists_the_methods_without_content(client: FlaskClient) -> None:
     response = client.options("/v1/layoffs")
     assert response.status_code == 204 and response.headers["Allow"] == "OPTIONS, POST"
