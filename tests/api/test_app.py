@@ -60,9 +60,9 @@ def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untype
     [
         ("POST", "/v1/hands/analyze", {"data": "{", "content_type": "application/json"}, 400, "not valid JSON"),
         ("POST", "/v1/hands/analyze", {"data": "", "content_type": "application/json"}, 400,
-         "not valid JSON: the body is empty: expected a JSON object"),
+         "not valid JSON: the body is empty: expected a JSON object (line 1, column 1)"),
         ("POST", "/v1/hands/analyze", {"data": " \n", "content_type": "application/json"}, 400,
-         "not valid JSON: the body is empty: expected a JSON object"),
+         "not valid JSON: the body is empty: expected a JSON object (line 1, column 1)"),
         ("POST", "/v1/hands/analyze", {"data": '{"hand": ["As",\n "2s"', "content_type": "application/json"}, 400,
          "(line 2, column "),
         ("POST", "/v1/games/score", {"data": '{"hands": [], "rules": {"target": 1e400}}',
