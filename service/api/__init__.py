@@ -25,20 +25,21 @@ from ..observability import REQUEST_ID_HEADER, REQUEST_ID_PATTERN
 from .fields import component_schemas
 from .schemas import BatchAnswer, BatchError, Problem
 
-ERROR_RESPONSES: dict[str, tuple[int, str, dict[str, Any]]] = {
-    "BadRequest": (400, "The body is not valid JSON.", problem_body(400, "the request body is not valid JSON")),
-    "ContentTooLarge": (413, "The body is over the size limit: 64 KiB, or 2 MiB for a batch (settings "
-                        "`GIN_MAX_BODY_BYTES`, `GIN_BATCH_MAX_BODY_BYTES`).", problem_body(
+ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
+    # name: (description, example)
+    "BadRequest": ("The body is not valid JSON.", problem_body(400, "the request body is not valid JSON")),
+    "ContentTooLarge": ("The body is over the size limit: 64 KiB, or 2 MiB for a batch (settings "
+                   "`GIN_MAX_BODY_BYTES`, `GIN_BATCH_MAX_BODY_BYTES`).", problem_body(
         413, "the request body is larger than the limit of 65536 bytes")),
-    "UnsupportedMediaType": (415, "The body is not sent as application/json, or is compressed (`Content-Encoding`), "
-                             "or declared in a charset other than UTF-8.", problem_body(
+    "UnsupportedMediaType": ("The body is not sent as application/json, or is compressed (`Content-Encoding`), "
+                        "or declared in a charset other than UTF-8.", problem_body(
         415, "the request body must be JSON, sent with Content-Type: application/json")),
-    "UnprocessableContent": (422, "The input is invalid; `errors` names each field at fault.", problem_body(
+    "UnprocessableContent": ("The input is invalid; `errors` names each field at fault.", problem_body(
         422, "hand: unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)",
         type_=INVALID_INPUT, errors=[{
             "pointer": "#/hand",
             "detail": "unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)"}])),
-    "Error": (500, "Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500.", problem_body(
+    "Error": ("Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500.", problem_body(
         405, "DELETE is not allowed on /v1/layoffs; allowed: OPTIONS, POST")),
 }
 # gunicorn itself refuses a request line over its limit (4,094 bytes), before the application runs,
@@ -108,7 +109,7 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         spec.components.schema("BatchError", schema=BatchError)
         spec.components.parameter(REQUEST_ID, "header", REQUEST_ID_PARAMETER)
         spec.components.header(REQUEST_ID, REQUEST_ID_ANSWER)
-        for name, (_, description, example) in ERROR_RESPONSES.items():
+        for name, (description, example) in ERROR_RESPONSES.items():
             content = {"schema": {"$ref": "#/components/schemas/Problem"}, "example": example}
             spec.components.response(name, {"description": description, "content": {PROBLEM_MEDIA_TYPE: content},
                                             "headers": {REQUEST_ID_HEADER: REQUEST_ID}})
