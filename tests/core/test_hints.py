@@ -625,6 +625,12 @@ def test_goes_gin_when_it_can() -> None:
     assert "Gin" in advice.reason
 
 
+def test_the_gin_reason_names_the_discard_and_the_melds() -> None:
+    state = situation(cards("As 2s 3s 4s 5h 6h 7h 9c 9d 9s Kc"), "discard", pile=10)
+    assert hint(state, Rules()).reason == ("Gin: discard Kc and lay out As 2s 3s 4s, 5h 6h 7h, 9s 9d 9c; "
+                                           "gin cannot be undercut.")
+
+
 def test_big_gin_only_where_it_is_played() -> None:
     state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s 7h 8h"), "discard", pile=10)
     big = hint(state, resolve_rules("online"))
