@@ -657,6 +657,16 @@ def test_knocks_at_the_stock_end_rather_than_draw() -> None:
     assert "draw" in advice.reason
 
 
+def test_a_knock_before_the_stock_end_says_it_beats_waiting() -> None:
+    """With the opponent model off (a knock is made whenever legal, expecting 0 points, no undercut)."""
+    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac Kc"), "discard", pile=10)
+    assert state.stock_count > Rules().stock_end
+    advice = hint(state, Rules(), config=replace(DEFAULT_CONFIG, samples=0))
+    assert advice.action == Action("knock", parse_card("Kc"))
+    assert advice.reason == ("Knock discarding Kc with 1 deadwood, keeping As 2s 3s, 4h 5h 6h, 7s 7d 7c: undercut "
+                             "risk 0%, expected +0.0 points; knocking now beats waiting while the opponent improves.")
+
+
 def test_the_reason_says_when_a_discard_ends_the_hand_as_a_draw() -> None:
     hand = cards("As 3s 5h 7c 9d Jd Kh 2c 4d 6h 8s")  # no meld: no knock
     for pile, ends in ((10, False), (29, True)):
