@@ -677,6 +677,17 @@ def test_the_reason_says_when_a_discard_ends_the_hand_as_a_draw() -> None:
         assert advice.reason.endswith(" The hand ends as a draw after this discard.") == ends
 
 
+def test_the_reason_for_a_discard_keeping_no_melds() -> None:
+    """The opponent's ten cards are all known (taken from the pile), so the chance it can use the
+    discard is exact: none of Tc Th Td Qc Qh Qs 2d 3d 5d Ad melds with Kh."""
+    hand = cards("As 3s 5h 7c 9d Jd Kh 2c 4d 6h 8s")
+    state = situation(hand, "discard", pile=10, opponent_hand_known=cards("Tc Th Td Qc Qh Qs 2d 3d 5d Ad"))
+    advice = hint(state, Rules(), config=FAST)
+    assert advice.action == Action("discard", parse_card("Kh")) and advice.alternatives[0].safety == 1.0
+    assert advice.reason == ("Discard Kh: keeps no melds with 55 deadwood and 15 live outs; the opponent can use Kh "
+                             "with chance 0%.")
+
+
 def test_keeps_away_from_what_the_opponent_collects() -> None:
     # The opponent took Qh and Qd to meld them, so it holds Qc, or jacks and kings or tens beside
     # them: Qs always melds, Kc and 9d may, 7c (far from all it took) hardly.
