@@ -777,6 +777,24 @@ def test_plays_on_rather_than_knock_for_a_modest_gain() -> None:
     assert f"less than the {DEFAULT_CONFIG.knock_margin:.0f} points" in patient.reason
 
 
+@pytest.mark.parametrize(("last", "rules", "knocking"), [
+    ("2d", Rules(), "expected +1.0 points, undercut risk 0%, less than the 20 points it takes to give up playing on "
+                    "for gin or an undercut."),
+    ("Ad", Rules(undercut_on_tie=False), "expected +0.0 points, undercut risk 0%."),
+    ("Ad", Rules(), "expected -25.0 points, undercut risk 100%."),
+])
+def test_the_reason_for_not_knocking_names_the_margin_only_for_a_knock_that_scores(last: str, rules: Rules,
+                                                                                   knocking: str) -> None:
+    """The opponent's ten cards are all known: after our knock with 1 deadwood it holds ``last`` alone
+    unmatched (2 wins us 1 point; 1 ties, an undercut only where ties are), below the 20-point margin."""
+    opponent = cards("8s 8h 8d 9c Tc Jc Qd Qs Qc") + cards(last)
+    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac Kc"), "discard", pile=10, opponent_hand_known=opponent)
+    advice = hint(state, rules)
+    assert advice.action == Action("discard", parse_card("Kc"))
+    assert advice.reason == ("Discard Kc: keeps As 2s 3s, 4h 5h 6h, 7s 7d 7c with 1 deadwood and 3 live outs; the "
+                             "opponent can use Kc with chance 100%. Knocking (1 deadwood) is not advised: " + knocking)
+
+
 def states_with_the_opponents_hand(count: int, seed: int) -> Iterator[tuple[GameState, Rules, int]]:
     """Discard-phase states of hands played with greedy discards, each with the opponent's real hand."""
     rng = random.Random(seed)
