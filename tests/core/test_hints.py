@@ -618,6 +618,15 @@ def test_takes_an_upcard_that_allows_gin_at_once(samples: int) -> None:
     assert advice.reason == "Take 8h: it allows gin right away."
 
 
+def test_takes_an_upcard_that_allows_a_knock_at_once() -> None:
+    """With the opponent model off a knock is made whenever legal: 7s melds the sevens, then Kc goes."""
+    state = GameState(hand=cards("As 2s 3s 4h 5h 6h 7c 7d Ac Kc"), phase="draw", upcard=parse_card("2c"),
+                      discard_pile=cards("2c 7s"), stock_count=30, opponent_discards=cards("7s"))
+    advice = hint(state, Rules(), config=replace(DEFAULT_CONFIG, samples=0))
+    assert advice.action == Action("take_upcard") and advice.alternatives[0].then_discard == parse_card("Kc")
+    assert advice.reason == "Take 7s: it allows a knock with 1 deadwood right away."
+
+
 def test_goes_gin_when_it_can() -> None:
     state = situation(cards("As 2s 3s 4s 5h 6h 7h 9c 9d 9s Kc"), "discard", pile=10)
     advice = hint(state, Rules())
