@@ -729,6 +729,14 @@ def test_the_table_rejects_illegal_moves() -> None:
         Table.deal(Rules(), list(range(52)))  # card ints are not 0-51 (each suit has a lane of 16)
 
 
+def test_an_illegal_move_is_named_with_its_card() -> None:
+    table = Table.shuffled(Rules(), random.Random(3))
+    assert table.phase == "first_upcard"
+    with pytest.raises(IllegalMoveError, match=r"^discard Kc is not legal in the first_upcard phase$"):
+        table.play(Action("discard", parse_card("Kc")))
+    assert (str(Action("knock", parse_card("Th"))), str(Action("draw_stock"))) == ("knock Th", "draw_stock")
+
+
 def test_a_finished_hand_takes_no_more_moves() -> None:
     table = Table.shuffled(Rules(), random.Random(5))
     while not table.over:
