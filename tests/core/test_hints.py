@@ -8,6 +8,7 @@ written here from the rules, not against the engine's own helpers.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Iterator
 from dataclasses import replace
@@ -890,3 +891,110 @@ def test_a_knock_against_an_equal_count_scores_by_the_tie_rule() -> None:
         scored = {a.action: a for a in hint(state, rules).alternatives}[knock]
         assert scored.expected_points == pytest.approx(points)
         assert scored.undercut_risk == pytest.approx(1.0 if points else 0.0)
+
+
+# --- close calls -----------------------------------------------------------------------------
+
+
+def test_the_refused_first_upcard_leaves_only_the_stock_and_says_so() -> None:
+    """Both players passed the upcard (9s, which would make a set of nines): the stock draw is the
+    only move, no close call, with the fixed reason."""
+    state = GameState(hand=cards("9h 9d 2c 3c 4c 5h 6h 7h 8h Jc"), phase="draw", upcard=parse_card("9s"),
+                      discard_pile=cards("9s"), stock_count=31)
+    advice = hint(state, Rules(), config=FAST)
+    assert advice.action == Action("draw_stock")
+    assert [a.action for a in advice.alternatives] == [Action("draw_stock")]
+    assert advice.close_call is False
+    assert advice.reason == "The refused first upcard may not be taken now: draw from the stock."
+
+
+def test_a_discard_is_a_close_call_when_the_next_best_is_within_the_close_margin() -> None:
+    state = situation(cards("As 3s 5h 7c 9d Jd Kh 2c 4d 6h 8s"), "discard", pile=10)
+    best, second = hint(state, Rules(), config=FAST).alternatives[:2]
+    assert best.action.type == second.action.type == "discard"
+    gap = best.evaluation - second.evaluation
+    assert gap > 0
+    for margin, close in ((gap, False), (math.nextafter(gap, math.inf), True), (gap / 2, False), (gap * 2, True)):
+        assert hint(state, Rules(), config=replace(FAST, close_margin=margin)).close_call is close
+
+
+def test_a_draw_is_a_close_call_when_take_and_stock_are_within_the_close_margin() -> None:
+    state = GameState(hand=cards("As 2s 3s 4h 5h Kc Qd Jh 9d 8s"), phase="first_upcard", upcard=parse_card("6h"),
+                      discard_pile=cards("6h"), stock_count=31)
+    take, stock = hint(state, Rules(), config=FAST).alternatives
+    assert (take.action, stock.action) == (Action("take_upcard"), Action("pass"))
+    assert take.unit == stock.unit == "deadwood"
+    gap = take.evaluation - stock.evaluation
+    assert gap > 0
+    for margin, close in ((gap, False), (math.nextafter(gap, math.inf), True), (gap / 2, False), (gap * 2, True)):
+        assert hint(state, Rules(), config=replace(FAST, close_margin=margin)).close_call is close
+
+
+def test_a_take_for_a_knock_and_a_stock_draw_are_never_a_close_call() -> None:
+    """Points against deadwood do not compare, however wide the close margin."""
+    state = GameState(hand=cards("As 2s 3s 4h 5h 6h 7c 7d Ac Kc"), phase="draw", upcard=parse_card("2c"),
+                      discard_pile=cards("2c 7s"), stock_count=30, opponent_discards=cards("7s"))
+    advice = hint(state, Rules(), config=replace(DEFAULT_CONFIG, samples=0, close_margin=1e9))
+    assert [a.unit for a in advice.alternatives] == ["points", "deadwood"]
+    assert advice.close_call is False
+
+
+def test_knocks_are_a_close_call_when_the_second_scores_less_than_a_point_below() -> None:
+    """The opponent's hand is known in full (no meld, no layoff, 96 deadwood): knocking off 2d (1
+    deadwood) expects exactly one point more than knocking off Ac (2 deadwood): not close. With the
+    opponent model off every knock expects 0 points: close."""
+    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac 2d"), "discard", pile=10,
+                      opponent_hand_known=cards("Kd Qc Jh 9h Tc 8d Kh Qs Js 9c"))
+    advice = hint(state, Rules(), config=FAST)
+    first, second = advice.alternatives[:2]
+    assert (first.action, second.action) == (Action("knock", parse_card("2d")), Action("knock", parse_card("Ac")))
+    assert (first.evaluation, second.evaluation) == (95.0, 94.0)
+    assert advice.close_call is False
+    blind = hint(state, Rules(), config=replace(FAST, samples=0))
+    assert blind.action == first.action and blind.alternatives[1].action == second.action
+    assert blind.close_call is True
+
+
+def test_a_knock_is_a_close_call_when_it_beats_the_knock_margin_by_less_than_two_points() -> None:
+    """The same knock (95 expected points, one point clear of the next): close just when the margin
+    it must beat is within two points of it."""
+    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac 2d"), "discard", pile=10,
+                      opponent_hand_known=cards("Kd Qc Jh 9h Tc 8d Kh Qs Js 9c"))
+    knock = Action("knock", parse_card("2d"))
+    for knock_margin, close in ((93.0, False), (93.5, True), (94.5, True), (20.0, False)):
+        advice = hint(state, Rules(), config=replace(FAST, knock_margin=knock_margin))
+        assert advice.action == knock and advice.alternatives[0].evaluation == 95.0
+        assert advice.close_call is close
+
+
+def test_gin_is_no_close_call_on_the_knock_margin() -> None:
+    """Gin is made whatever the knock margin, and is clear of the knocks after it: never close."""
+    state = situation(cards("As 2s 3s 4s 5h 6h 7h 9c 9d 9s Kc"), "discard", pile=10)
+    for knock_margin in (DEFAULT_CONFIG.knock_margin, 1000.0):
+        advice = hint(state, Rules(), config=replace(DEFAULT_CONFIG, knock_margin=knock_margin))
+        first, second = advice.alternatives[:2]
+        assert advice.action == Action("gin", parse_card("Kc")) and second.action.type == "knock"
+        assert first.evaluation - second.evaluation >= 1.0
+        assert advice.close_call is False
+
+
+@pytest.mark.parametrize(("hand", "knocks", "close"), [
+    ("As 2s 3s 4h 5h 6h 7h Ac 2c 3d Kd", 1, False),  # only Kd can go (6 deadwood)
+    ("As 2s 3s 4h 5h 6h 7c 7d 7s 8s Kc", 2, True),  # Kc (8 deadwood) or 8s (10)
+])
+def test_knocks_with_the_opponent_model_off_are_a_close_call_only_when_there_are_two(hand: str, knocks: int,
+                                                                                      close: bool) -> None:
+    """Without samples every knock expects 0 points: two of them tie, but a lone knock is no close call."""
+    advice = hint(situation(cards(hand), "discard", pile=10), Rules(), config=replace(DEFAULT_CONFIG, samples=0))
+    assert advice.action.type == "knock"
+    assert [a.action.type for a in advice.alternatives].count("knock") == knocks
+    assert advice.close_call is close
+
+
+def test_gins_scoring_the_same_are_a_close_call() -> None:
+    """Without big gin, this hand goes gin discarding As, 4s or any nine, each for the same points."""
+    state = situation(cards("As 2s 3s 4s 5h 6h 7h 9c 9d 9s 9h"), "discard", pile=10)
+    advice = hint(state, resolve_rules("standard"), config=FAST)
+    first, second = advice.alternatives[:2]
+    assert first.action.type == second.action.type == "gin" and first.evaluation == second.evaluation > 0
+    assert advice.close_call is True
