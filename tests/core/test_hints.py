@@ -908,23 +908,16 @@ def test_the_refused_first_upcard_leaves_only_the_stock_and_says_so() -> None:
     assert advice.reason == "The refused first upcard may not be taken now: draw from the stock."
 
 
-def test_a_discard_is_a_close_call_when_the_next_best_is_within_the_close_margin() -> None:
-    state = situation(cards("As 3s 5h 7c 9d Jd Kh 2c 4d 6h 8s"), "discard", pile=10)
+@pytest.mark.parametrize("state", [
+    situation(cards("As 3s 5h 7c 9d Jd Kh 2c 4d 6h 8s"), "discard", pile=10),
+    GameState(hand=cards("As 2s 3s 4h 5h Kc Qd Jh 9d 8s"), phase="first_upcard", upcard=parse_card("6h"),
+              discard_pile=cards("6h"), stock_count=31),
+], ids=["discards", "take or pass"])
+def test_a_choice_is_a_close_call_when_the_runner_up_is_within_the_close_margin(state: GameState) -> None:
+    """Strictly within: a gap equal to the margin is not close, the next float above it is."""
     best, second = hint(state, Rules(), config=FAST).alternatives[:2]
-    assert best.action.type == second.action.type == "discard"
+    assert best.unit == second.unit == "deadwood"
     gap = best.evaluation - second.evaluation
-    assert gap > 0
-    for margin, close in ((gap, False), (math.nextafter(gap, math.inf), True), (gap / 2, False), (gap * 2, True)):
-        assert hint(state, Rules(), config=replace(FAST, close_margin=margin)).close_call is close
-
-
-def test_a_draw_is_a_close_call_when_take_and_stock_are_within_the_close_margin() -> None:
-    state = GameState(hand=cards("As 2s 3s 4h 5h Kc Qd Jh 9d 8s"), phase="first_upcard", upcard=parse_card("6h"),
-                      discard_pile=cards("6h"), stock_count=31)
-    take, stock = hint(state, Rules(), config=FAST).alternatives
-    assert (take.action, stock.action) == (Action("take_upcard"), Action("pass"))
-    assert take.unit == stock.unit == "deadwood"
-    gap = take.evaluation - stock.evaluation
     assert gap > 0
     for margin, close in ((gap, False), (math.nextafter(gap, math.inf), True), (gap / 2, False), (gap * 2, True)):
         assert hint(state, Rules(), config=replace(FAST, close_margin=margin)).close_call is close
