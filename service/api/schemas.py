@@ -510,7 +510,9 @@ class HintAlternative(Schema):
     evaluation = fields.Float(required=True, metadata={
         "description": "Higher is better: expected points (unit `points`) or minus the expected deadwood after "
         "the next draw (after the next two for the discards that come close to the best; they rank first), less "
-        "the penalties for feeding the opponent and for its knock on the next turn (unit `deadwood`)."})
+        "the penalties for feeding the opponent and for its knock on the next turn (unit `deadwood`). A deadwood d "
+        "counts as 2d - L below the knock limit L (so a hand in knocking range can score above 0) and as "
+        "30 + (d - 30) / 2 above 30."})
     unit = fields.String(required=True, validate=validate.OneOf(["points", "deadwood"]))
     deadwood = fields.Integer(required=True, allow_none=True, metadata={
         "description": "Deadwood of the ten cards kept."})

@@ -30,10 +30,15 @@ stock draw and the take are scored in full). ``Hint.time_budget_reached`` says w
 ran out before the hint was ready. Without a budget, or when it is not reached, the same state,
 rules, seed and config always give the same hint.
 
-*Ten-card hands* (after a discard) are scored by their expected least deadwood after one more
-stock draw and the best discard (``_Context.lookahead``): every unseen card is weighed by its
-chance to be in the stock, so cards with many live *outs* (unseen cards that would lower the
-deadwood) score better than dead ones. In the discard phase the discards that score within
+*Ten-card hands* (after a discard) are scored by the expected *worth* of their least deadwood after
+one more stock draw and the best discard (``_Context.lookahead``): every unseen card is weighed by
+its chance to be in the stock, so cards with many live *outs* (unseen cards that would lower the
+deadwood) score better than dead ones. The worth of a deadwood (``deadwood_worth``) is the deadwood
+itself, except that each point below the knock limit counts ``knock_range_slope`` times (2) and each
+point above ``high_deadwood_from`` (30) only ``high_deadwood_slope`` times (0.5): in self-play a
+hand's result changes far faster per point of deadwood kept below the knock limit than between it
+and 30, and slower above that, so a draw that brings the hand into knocking range is worth more
+than the same drop higher up (``benchmarks/README.md``). In the discard phase the discards that score within
 ``second_draw_margin`` of the best are scored again after two draws (``_Context.two_draws``), which
 values cards that need two more to meld; they rank before the rest. A discard's score adds
 ``feed_penalty`` times the chance the opponent can meld the card, and ``defence_weight`` times the
@@ -110,6 +115,7 @@ HAND_SIZE = 10
 MIN_SAMPLES = 8
 """Opponent hands sampled even when the time budget has run out (unless ``EngineConfig.samples`` is lower)."""
 FULL_STOCK = 52 - 2 * HAND_SIZE - 1
+MAX_DEADWOOD = 10 * HAND_SIZE
 
 
 class HintStateError(FieldError):
@@ -152,9 +158,10 @@ class Alternative:
     """A legal move and how the engine rates it.
 
     ``evaluation``: higher is better. In ``points`` it is the expected score of the hand for the
-    player (knock, gin, big gin); in ``deadwood`` it is minus the expected least deadwood after the
-    next stock draw (the next two for the discards close to the best), minus the penalty for
-    feeding the opponent a meld card and the defence term (see the module docstring).
+    player (knock, gin, big gin); in ``deadwood`` it is minus the expected worth of the least deadwood
+    (``deadwood_worth``) after the next stock draw (the next two for the discards close to the best),
+    minus the penalty for feeding the opponent a meld card and the defence term (see the module
+    docstring).
     ``deadwood`` is the deadwood of the ten cards kept (for ``take_upcard``: after ``then_discard``).
     ``outs`` are the unseen cards that would lower that deadwood; ``safety`` is the chance the
     opponent cannot meld the discarded card; ``undercut_risk`` the chance a knock is undercut.
@@ -198,6 +205,9 @@ class EngineConfig:
     close_margin: float = 0.5
     defence_weight: float = 0.25
     second_draw_margin: float = 2.0
+    knock_range_slope: float = 2.0
+    high_deadwood_from: int = 30
+    high_deadwood_slope: float = 0.5
 
 
 DEFAULT_CONFIG = EngineConfig()
@@ -461,6 +471,7 @@ class _Context:
     defences: dict[int, tuple[float, float]] = field(default_factory=dict)
     defenders: dict[tuple[tuple[Meld, ...], Hand], int] = field(default_factory=dict)
     limit: int = 0
+    worth: tuple[float, ...] = ()
     doubling: int = 1
     budget: TimeBudget | None = None
 
@@ -499,7 +510,8 @@ class _Context:
         return best, best_card
 
     def lookahead(self, hand: Hand) -> tuple[float, Hand]:
-        """Expected least deadwood of a 10-card hand after one stock draw and the best discard; its outs.
+        """Expected worth of the least deadwood of a 10-card hand after one stock draw and the best
+        discard; its outs.
 
         A drawn card that melds with nothing in the hand is either thrown back or kept in place of
         the card whose removal lowers the deadwood most, so it needs no search.
@@ -509,7 +521,7 @@ class _Context:
         partners = meld_partners(hand)
         total = drawable = 0.0
         outs = 0
-        values = _VALUES
+        values, worth = _VALUES, self.worth
         for card, weight in self.draw_weights:
             if hand >> card & 1:  # drawn before: the next draw is one of the other cards
                 continue
@@ -519,12 +531,13 @@ class _Context:
                 after = min(base, drop + values[card])
             if after < base:
                 outs |= 1 << card
-            total += weight * after
+            total += weight * worth[after]
             drawable += weight
         return total / (drawable or 1.0), outs
 
     def two_draws(self, hand: Hand) -> float:
-        """Expected least deadwood of a 10-card hand after two stock draws, each followed by a discard.
+        """Expected worth of the least deadwood of a 10-card hand after two stock draws, each followed
+        by a discard.
 
         After the first draw the hand keeps the better, by ``lookahead``, of throwing the card back
         and keeping it in place of the card whose removal leaves the least deadwood; a card that
@@ -799,13 +812,27 @@ def unmatched_above(hand: Hand, ceiling: int, deadwood: Callable[[Hand], int] = 
     return count
 
 
+def deadwood_worth(deadwood: int, limit: int, config: EngineConfig) -> float:
+    """What a least deadwood counts for in the look-ahead: the deadwood, with each point below the knock
+    ``limit`` counting ``knock_range_slope`` times and each above ``high_deadwood_from`` (or the limit,
+    if higher) ``high_deadwood_slope`` times."""
+    if deadwood < limit:
+        return limit - config.knock_range_slope * (limit - deadwood)
+    high = max(limit, config.high_deadwood_from)
+    if deadwood > high:
+        return high + config.high_deadwood_slope * (deadwood - high)
+    return float(deadwood)
+
+
 def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig, threats: bool,
              budget: TimeBudget | None = None) -> _Context:
     """Validate the state and sample the opponent (and its next-turn threats when asked)."""
     checked = check_state(state, rules)
     upcard = state.upcard
     doubled = rules.oklahoma and rules.oklahoma_spades_double and upcard is not None and card_suit(upcard) == SPADES
-    context = _Context(state, rules, checked, config, limit=knock_limit(rules, upcard), doubling=2 if doubled else 1,
+    limit = knock_limit(rules, upcard)
+    worth = tuple(deadwood_worth(deadwood, limit, config) for deadwood in range(MAX_DEADWOOD + 1))
+    context = _Context(state, rules, checked, config, limit=limit, worth=worth, doubling=2 if doubled else 1,
                        budget=budget)
     _sample_opponents(context, random.Random(seed))
     if threats:
@@ -1013,7 +1040,8 @@ def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternativ
             kind = "gin" if take.deadwood == 0 else f"a knock with {take.deadwood} deadwood"
             return f"Take {card}: it allows {kind} right away."
         then = format_card(take.then_discard) if take.then_discard is not None else "?"
-        return (f"Take {card} and discard {then}: {take.deadwood} deadwood, expected "
-                f"{-take.evaluation:.1f} after the next draw against {-stock.evaluation:.1f} from the stock.")
+        return (f"Take {card} and discard {then}: {take.deadwood} deadwood, scoring {-take.evaluation:.1f} "
+                f"after the next draw against {-stock.evaluation:.1f} from the stock (lower is better).")
     return (f"{'Pass' if choice.type == 'pass' else 'Draw from the stock'}: {card} does not help enough "
-            f"(expected {-take.evaluation:.1f} after taking it, {-stock.evaluation:.1f} from the stock).")
+            f"(scoring {-take.evaluation:.1f} after taking it, {-stock.evaluation:.1f} from the stock; lower is "
+            "better).")

@@ -41,6 +41,7 @@ from service.core.hints import (
     Phase,
     TimeBudget,
     check_state,
+    deadwood_worth,
     hint,
     legal_actions,
     meld_completions,
@@ -208,17 +209,33 @@ def least_after_draw(hand: Hand, card: Card) -> int:
     return min(min_deadwood(drawn & ~card_bit(d)) for d in ALL_CARDS if drawn >> d & 1)
 
 
-def one_draw(hand: Hand, unseen: list[Card]) -> float:
-    """Reference: mean least deadwood after drawing one of the unseen cards not in ``hand`` and discarding."""
+def worth(deadwood: int, limit: int) -> float:
+    """Reference: the default worth of a least deadwood, added up point by point (each point up to the
+    knock limit counts 2, each above 30 or the limit 0.5, the rest 1), less the limit, so that a
+    deadwood at the limit is worth itself."""
+    return sum(2.0 if point <= limit else 1.0 if point <= max(30, limit) else 0.5
+               for point in range(1, deadwood + 1)) - limit
+
+
+def test_the_worth_of_a_deadwood_adds_up_its_points() -> None:
+    for limit in range(11):
+        for deadwood in range(101):
+            assert deadwood_worth(deadwood, limit, DEFAULT_CONFIG) == pytest.approx(worth(deadwood, limit))
+
+
+def one_draw(hand: Hand, unseen: list[Card], limit: int | None = None) -> float:
+    """Reference: the mean least deadwood after drawing one of the unseen cards not in ``hand`` and
+    discarding; with ``limit``, the mean of its worth under that knock limit."""
     draws = [c for c in unseen if not hand >> c & 1]
-    return sum(least_after_draw(hand, c) for c in draws) / len(draws)
+    after = [least_after_draw(hand, c) for c in draws]
+    return sum(a if limit is None else worth(a, limit) for a in after) / len(draws)
 
 
-def two_draws(hand: Hand, unseen: list[Card]) -> float:
+def two_draws(hand: Hand, unseen: list[Card], limit: int | None = None) -> float:
     """Reference for the two-draw score, from its definition: after the first draw keep the better of
     throwing the card back and keeping it in place of the card whose removal leaves the least deadwood
     (highest rank first, then suit order), if the drawn card melds or lowers the deadwood."""
-    hold = one_draw(hand, unseen)
+    hold = one_draw(hand, unseen, limit)
     total = 0.0
     for card in unseen:
         drawn = hand | card_bit(card)
@@ -227,26 +244,32 @@ def two_draws(hand: Hand, unseen: list[Card]) -> float:
             out = min((d for d in ALL_CARDS if drawn >> d & 1),
                       key=lambda d: (min_deadwood(drawn & ~card_bit(d)), -card_value(d), -(d & 15), d >> 4))
             if out != card:
-                total += min(hold, one_draw(drawn & ~card_bit(out), unseen))
+                total += min(hold, one_draw(drawn & ~card_bit(out), unseen, limit))
                 continue
         total += hold
     return total / len(unseen)
 
 
+@pytest.mark.parametrize("plain", [False, True], ids=["worth", "plain deadwood"])
 @pytest.mark.parametrize("index", [i for i, (s, _) in enumerate(STATES) if s.phase == "discard"][1::12])
-def test_discards_are_scored_after_one_or_two_draws(index: int) -> None:
-    # Without samples every unseen card is as likely to be drawn and nothing else is added to the score.
+def test_discards_are_scored_after_one_or_two_draws(index: int, plain: bool) -> None:
+    # Without samples every unseen card is as likely to be drawn and nothing else is added to the score;
+    # with every slope at 1 the worth of a deadwood is the deadwood itself.
     state, rules = STATES[index]
     unseen = [c for c in ALL_CARDS if c not in state.hand + state.discard_pile + state.opponent_hand_known]
     hand = hand_from_cards(state.hand)
+    limit = None if plain else reference_limit(state, rules)
+    config = EngineConfig(samples=0)
+    if plain:
+        config = replace(config, knock_range_slope=1.0, high_deadwood_slope=1.0)
     for margin, reference in ((-1.0, one_draw), (100.0, two_draws)):
-        advice = hint(state, rules, config=EngineConfig(samples=0, second_draw_margin=margin))
+        advice = hint(state, rules, config=replace(config, second_draw_margin=margin))
         for alternative in advice.alternatives:
             if alternative.action.type == "discard":
                 assert alternative.action.card is not None
                 kept = hand & ~card_bit(alternative.action.card)
-                assert -alternative.evaluation == pytest.approx(reference(kept, unseen))
-                assert reference is one_draw or -alternative.evaluation <= one_draw(kept, unseen) + 1e-9
+                assert -alternative.evaluation == pytest.approx(reference(kept, unseen, limit))
+                assert reference is one_draw or -alternative.evaluation <= one_draw(kept, unseen, limit) + 1e-9
 
 
 def test_a_draw_is_scored_with_the_best_discard_after_it_even_an_ace() -> None:
@@ -259,7 +282,7 @@ def test_a_draw_is_scored_with_the_best_discard_after_it_even_an_ace() -> None:
         if alternative.action.type == "discard":
             assert alternative.action.card is not None
             kept = hand & ~card_bit(alternative.action.card)
-            assert -alternative.evaluation == pytest.approx(one_draw(kept, unseen))
+            assert -alternative.evaluation == pytest.approx(one_draw(kept, unseen, reference_limit(state, Rules())))
 
 
 def test_only_discards_close_to_the_best_are_scored_again() -> None:
@@ -589,14 +612,14 @@ def test_takes_an_upcard_that_completes_a_meld() -> None:
     assert then is not None and then in cards("Kc Qd Jh")
     # Kept: As 2s 3s, 4h 5h 6h and two of Kc Qd Jh with 9d 8s unmatched.
     assert advice.alternatives[0].deadwood == 10 + 10 + 9 + 8
-    assert advice.reason.startswith(f"Take 6h and discard {format_card(then)}: 37 deadwood, expected ")
+    assert advice.reason.startswith(f"Take 6h and discard {format_card(then)}: 37 deadwood, scoring ")
 
 
 def test_passes_an_upcard_that_helps_nothing() -> None:
     state = GameState(hand=cards("As 2s 3s 4h 5h 6h 7c 8d 9s Jd"), phase="first_upcard", upcard=parse_card("Kc"),
                       discard_pile=cards("Kc"), stock_count=31)
     advice = hint(state, Rules())
-    assert advice.action == Action("pass") and advice.reason.startswith("Pass: Kc does not help enough (expected ")
+    assert advice.action == Action("pass") and advice.reason.startswith("Pass: Kc does not help enough (scoring ")
 
 
 def test_draws_from_the_stock_when_the_pile_card_helps_nothing() -> None:
@@ -604,7 +627,7 @@ def test_draws_from_the_stock_when_the_pile_card_helps_nothing() -> None:
                       discard_pile=cards("2c Kc"), stock_count=30, opponent_discards=cards("Kc"))
     advice = hint(state, Rules())
     assert advice.action == Action("draw_stock")
-    assert advice.reason.startswith("Draw from the stock: Kc does not help enough (expected ")
+    assert advice.reason.startswith("Draw from the stock: Kc does not help enough (scoring ")
 
 
 @pytest.mark.parametrize("samples", [0, DEFAULT_CONFIG.samples])
