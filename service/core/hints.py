@@ -38,12 +38,12 @@ itself, except that each point below the knock limit counts ``knock_range_slope`
 point above ``high_deadwood_from`` (30) only ``high_deadwood_slope`` times (0.5): in self-play a
 hand's result changes far faster per point of deadwood kept below the knock limit than between it
 and 30, and slower above that, so a draw that brings the hand into knocking range is worth more
-than the same drop higher up (``benchmarks/README.md``). In the discard phase the discards that score within
-``second_draw_margin`` of the best are scored again after two draws (``_Context.two_draws``), which
-values cards that need two more to meld; they rank before the rest. A discard's score adds
-``feed_penalty`` times the chance the opponent can meld the card, and ``defence_weight`` times the
-points we expect to lose to a knock by the opponent on its very next turn (below). Lower is
-better; the alternatives report it negated (``unit="deadwood"``).
+than the same drop higher up (``benchmarks/README.md``). In the discard phase the discards that
+score within ``second_draw_margin`` of the best are scored again after two draws
+(``_Context.two_draws``), which values cards that need two more to meld; they rank before the
+rest. A discard's score adds ``feed_penalty`` times the chance the opponent can meld the card,
+and ``defence_weight`` times the points we expect to lose to a knock by the opponent on its very
+next turn (below). Lower is better; the alternatives report it negated (``unit="deadwood"``).
 
 *Threat* (``_find_threats``). Each sample is asked how it could knock on its next turn: which
 stock cards would let it, and with what deadwood, and which of our discards it would take from
