@@ -170,7 +170,7 @@ class HandResult(RequestSchema):
     points = fields.Integer(strict=True, required=True, validate=validate.Range(0, 10000))
     extra_boxes = fields.Integer(strict=True, load_default=0, validate=validate.OneOf(EXTRA_BOXES), metadata={
         "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
-        "2 for gin, doubled on a spade upcard."})
+        "2 for gin, doubled when a spade upcard doubles the score."})
 
     @validates_schema
     def _drawn_scores_nothing(self, data: dict[str, Any], **kwargs: Any) -> None:

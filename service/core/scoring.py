@@ -165,11 +165,10 @@ def score_round(
     else:
         outcome = _knock_outcome(laid.deadwood, defence.deadwood, rules)
     net = _side_points(outcome, laid.deadwood, defence.deadwood, rules)
-    spade = rules.oklahoma and upcard is not None and card_suit(upcard) == SPADES
-    doubled = spade and rules.oklahoma_spades_double
+    doubled = rules.oklahoma and rules.oklahoma_spades_double and upcard is not None and card_suit(upcard) == SPADES
     extra = 0
     if rules.oklahoma and rules.oklahoma_extra_boxes:
-        extra = {"undercut": 1, "gin": 2, "big_gin": 2}.get(outcome, 0) * (2 if spade else 1)
+        extra = {"undercut": 1, "gin": 2, "big_gin": 2}.get(outcome, 0) * (2 if doubled else 1)
     winner: Side | None = None if outcome == "tie" else "defender" if outcome == "undercut" else "knocker"
     return RoundResult(outcome, winner, abs(net) * (2 if doubled else 1), laid, defence, limit, doubled, extra, discard)
 
@@ -213,7 +212,8 @@ class GameError(ValueError):
 
 
 EXTRA_BOXES = (0, 1, 2, 4)
-"""The Oklahoma extra boxes a hand can win: 1 for an undercut, 2 for gin, doubled on a spade upcard."""
+"""The Oklahoma extra boxes a hand can win: 1 for an undercut, 2 for gin, doubled when a spade upcard
+doubles the score."""
 
 
 def check_hand_record(hand: HandRecord, rules: Rules) -> None:
@@ -232,8 +232,11 @@ def check_hand_record(hand: HandRecord, rules: Rules) -> None:
     if hand.extra_boxes and not (rules.oklahoma and rules.oklahoma_extra_boxes):
         raise ValueError("extra boxes are won only under Oklahoma with oklahoma_extra_boxes on")
     if hand.extra_boxes not in EXTRA_BOXES:
-        raise ValueError(f"extra boxes are 1 (undercut) or 2 (gin), doubled on a spade upcard: "
+        raise ValueError(f"extra boxes are 1 (undercut) or 2 (gin), doubled when a spade upcard doubles the score: "
                          f"one of {', '.join(map(str, EXTRA_BOXES))}, got {hand.extra_boxes}")
+    if hand.extra_boxes == max(EXTRA_BOXES) and not rules.oklahoma_spades_double:
+        raise ValueError(f"{hand.extra_boxes} extra boxes need a spade upcard that doubles the score, and "
+                         "oklahoma_spades_double is off")
 
 
 def _least_win(rules: Rules) -> int:

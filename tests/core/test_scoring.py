@@ -208,6 +208,14 @@ def test_oklahoma_extra_boxes_for_undercut_and_gin_doubled_on_spades(
     assert (result.outcome, result.extra_boxes) == (outcome, boxes)
 
 
+def test_oklahoma_extra_boxes_double_only_with_the_score() -> None:
+    # A table that does not double a spade hand's score does not double its extra boxes either.
+    rules = Rules(oklahoma=True, oklahoma_extra_boxes=True, oklahoma_spades_double=False)
+    for knocker, defender, boxes in [(KNOCKER, UNDERCUTTER, 1), (GIN, LOSER, 2)]:
+        result = score_round(parse_hand(knocker), parse_hand(defender), rules, upcard=parse_card("8s"))
+        assert (result.doubled, result.extra_boxes) == (False, boxes)
+
+
 @pytest.mark.parametrize("rules", [Rules(oklahoma=True), Rules(oklahoma_extra_boxes=True), Rules()])
 def test_no_extra_boxes_without_oklahoma_and_its_extra_boxes_rule(rules: Rules) -> None:
     for knocker, defender in [(KNOCKER, UNDERCUTTER), (GIN, LOSER)]:
