@@ -40,7 +40,7 @@ from multiprocessing import Pool
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from benchmarks.selfplay import OPPONENTS, configured, engine_player, play_deal, shuffled_deck, with_opponent_hand
+from benchmarks.selfplay import OPPONENTS, configured, engine_player, play_deal, shuffled_deck
 from service.core.cards import hand_from_cards, iter_cards
 from service.core.hints import EngineConfig, GameState, model_opponent
 from service.core.rules import resolve_rules
@@ -61,7 +61,7 @@ def forecasts(state: GameState, opponent: int, seed: int, config: EngineConfig) 
     """The model's forecasts in ``state`` against the truth of the opponent's hand ``opponent``."""
     rules = resolve_rules()
     model = model_opponent(state, rules, seed, config)
-    truth = model_opponent(with_opponent_hand(state, opponent), rules, seed, config)  # every sample is the real hand
+    truth = model_opponent(state, rules, seed, config, revealed=opponent)  # every sample is the real hand
     stock = state.stock_count
     hand = hand_from_cards(state.hand)
     return {

@@ -43,7 +43,6 @@ from benchmarks.selfplay import (
     play_deal,
     report,
     shuffled_deck,
-    with_opponent_hand,
 )
 from service.core import hints
 from service.core.rules import Rules, resolve_rules
@@ -69,9 +68,10 @@ def revealing_prepare(parts: frozenset[str], truth: list[int], share: float = 1.
     prepare = hints._prepare
 
     def prepare_revealing(state: hints.GameState, rules: Rules, seed: int, config: hints.EngineConfig,
-                          threats: bool, budget: hints.TimeBudget | None = None) -> hints._Context:
-        context = prepare(state, rules, seed, config, threats, budget)
-        told = prepare(with_opponent_hand(state, truth[0]), rules, seed, config, threats, budget)
+                          threats: bool, budget: hints.TimeBudget | None = None, revealed: int = 0
+                          ) -> hints._Context:
+        context = prepare(state, rules, seed, config, threats, budget, revealed)
+        told = prepare(state, rules, seed, config, threats, budget, revealed=truth[0])
         for part in parts:
             belief = getattr(told, PARTS[part]) if share == 1 else mixed(context, told, part, share)
             setattr(context, PARTS[part], belief)

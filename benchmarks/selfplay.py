@@ -41,8 +41,8 @@ opponent, so the difference is far less noisy than comparing two reports.
 default the benchmark's engine has none): the latency it measures is then that of the service's
 engine, and the play may depend on the machine's speed.
 
-``--oracle`` shows the engine the opponent's whole hand (passed as ``opponent_hand_known``, so the
-opponent model holds that one hand): an upper bound on what a better opponent model can bring.
+``--oracle`` shows the engine the opponent's whole hand (passed as ``revealed``, so the opponent
+model holds that one hand): an upper bound on what a better opponent model can bring.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from multiprocessing import Pool
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from service.core.cards import ALL_CARDS, Hand, card_bit, card_value, hand_cards, hand_from_cards
+from service.core.cards import ALL_CARDS, Hand, card_bit, card_value, hand_from_cards
 from service.core.game import Table
 from service.core.hints import (
     DEFAULT_CONFIG,
@@ -106,12 +106,22 @@ def baseline_player(state: GameState, rules: Rules, seed: int, deadwood: Callabl
 
 def engine_player(config: EngineConfig, budget_ms: int | None = None) -> Player:
     """The hint engine with ``config`` (and a time budget of ``budget_ms`` per hint) as a player."""
+    return oracle_engine(config, budget_ms, shown=False)[0]
+
+
+def oracle_engine(config: EngineConfig, budget_ms: int | None = None, shown: bool = True) -> tuple[Player, Watcher]:
+    """The hint engine as a player, and the watcher that shows it the opponent's hand before each
+    move (as ``revealed``) when ``shown``."""
+    truth = [0]
 
     def play(state: GameState, rules: Rules, seed: int) -> Action:
         budget = None if budget_ms is None else TimeBudget(budget_ms / 1000)
-        return hint(state, rules, seed=seed, config=config, budget=budget).action
+        return hint(state, rules, seed=seed, config=config, budget=budget, revealed=truth[0]).action
 
-    return play
+    def watch(state: GameState, opponent: int, seed: int) -> None:
+        truth[0] = opponent if shown else 0
+
+    return play, watch
 
 
 OPPONENTS: dict[str, Player] = {
@@ -136,10 +146,9 @@ class GameRecord:
 
 
 def play_deal(deck: list[int], rules: Rules, players: tuple[Player, Player], engine_seat: int,
-              seed: int, oracle: bool = False, watch: Watcher | None = None) -> GameRecord:
+              seed: int, watch: Watcher | None = None) -> GameRecord:
     """Play one hand (player 0 deals) and return the engine's result and its hint latencies.
 
-    With ``oracle`` the engine is shown the opponent's whole hand (as ``opponent_hand_known``);
     ``watch`` is given each state the engine moves in, the opponent's hand then, and the move's seed.
     """
     table = Table.deal(rules, deck, dealer=0)
@@ -148,11 +157,8 @@ def play_deal(deck: list[int], rules: Rules, players: tuple[Player, Player], eng
     while not table.over:
         seat = table.to_move
         state = table.view()
-        if seat == engine_seat:
-            if watch:
-                watch(state, table.hands[1 - seat], seed * 1000 + move)
-            if oracle:
-                state = with_opponent_hand(state, table.hands[1 - seat])
+        if seat == engine_seat and watch:
+            watch(state, table.hands[1 - seat], seed * 1000 + move)
         started = time.perf_counter()
         action = players[seat](state, rules, seed * 1000 + move)
         if seat == engine_seat:
@@ -185,11 +191,6 @@ def shuffled_deck(seed: int, index: int) -> list[int]:
     return deck
 
 
-def with_opponent_hand(state: GameState, opponent: int) -> GameState:
-    """``state`` with the opponent's whole hand shown as known."""
-    return replace(state, opponent_hand_known=tuple(hand_cards(opponent)))
-
-
 @dataclass(frozen=True)
 class Job:
     """One duplicate deal to play: deal ``index`` of ``seed``, the engine against ``opponent``
@@ -207,14 +208,14 @@ class Job:
 
 def play_pair(job: Job) -> tuple[GameRecord, GameRecord]:
     """Deal ``index`` of ``seed`` from both seats."""
-    index, seed, oracle = job.index, job.seed, job.oracle
+    index, seed = job.index, job.seed
     rules = resolve_rules(job.preset)
     deck = shuffled_deck(seed, index)
-    engine = engine_player(job.config, job.budget_ms)
+    engine, watch = oracle_engine(job.config, job.budget_ms, shown=job.oracle)
     other = engine_player(job.opponent_config) if job.opponent == "engine" else OPPONENTS[job.opponent]
     pair_seed = seed * 100_003 + index
-    first = play_deal(deck, rules, (engine, other), 0, pair_seed, oracle)
-    second = play_deal(deck, rules, (other, engine), 1, pair_seed, oracle)
+    first = play_deal(deck, rules, (engine, other), 0, pair_seed, watch)
+    second = play_deal(deck, rules, (other, engine), 1, pair_seed, watch)
     return first, second
 
 

@@ -10,14 +10,16 @@ import argparse
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from benchmarks import opponent_model, oracle_parts, posterior, selfplay
 from service.core.cards import FULL_DECK, hand_from_cards, iter_cards
 from service.core.game import Table
-from service.core.hints import DEFAULT_CONFIG, Action, GameState, _prepare, meld_partners
-from service.core.rules import resolve_rules
+from service.core.hints import DEFAULT_CONFIG, Action, GameState, Hint, _prepare, meld_partners
+from service.core.hints import hint as core_hint
+from service.core.rules import Rules, resolve_rules
 
 
 def test_selfplay_reports_and_pairs_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -52,16 +54,26 @@ def test_deals_are_told_apart_by_the_results_of_their_two_hands() -> None:
                                            "(the deal won 1, drawn 1, lost 1), both won 1, a hand drawn 1")
 
 
-def test_the_oracle_engine_sees_the_opponents_hand(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_oracle_engine_sees_the_opponents_hand(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     shown: list[tuple[int, int]] = []
+    opponents: list[int] = []
 
-    def watch(state: GameState, opponent: int, seed: int) -> None:
-        known = selfplay.with_opponent_hand(state, opponent).opponent_hand_known
-        shown.append((hand_from_cards(known), opponent))
+    def hint(state: GameState, rules: Rules, **kwargs: Any) -> Hint:
+        shown.append((kwargs.get("revealed", 0), opponents[-1]))
+        return core_hint(state, rules, **kwargs)
 
-    players = (selfplay.engine_player(DEFAULT_CONFIG), selfplay.baseline_player)
-    selfplay.play_deal(selfplay.shuffled_deck(1, 0), resolve_rules(), players, 0, seed=1, oracle=True, watch=watch)
-    assert shown and all(known == opponent and opponent.bit_count() == 10 for known, opponent in shown)
+    monkeypatch.setattr("benchmarks.selfplay.hint", hint)
+    engine, watch = selfplay.oracle_engine(DEFAULT_CONFIG)
+
+    def watch_too(state: GameState, opponent: int, seed: int) -> None:
+        opponents.append(opponent)
+        watch(state, opponent, seed)
+
+    players = (engine, selfplay.baseline_player)
+    selfplay.play_deal(selfplay.shuffled_deck(1, 0), resolve_rules(), players, 0, seed=1, watch=watch_too)
+    assert shown and all(revealed == opponent and opponent.bit_count() == 10 for revealed, opponent in shown)
+    monkeypatch.undo()
     selfplay.main(["--deals", "2", "--seed", "2", "--opponent", "baseline", "--oracle"])
     assert "with --oracle" in capsys.readouterr().out
 

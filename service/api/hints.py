@@ -53,8 +53,9 @@ class Hint(MethodView):
 
         The alternatives are every legal move, ranked, with an evaluation each; discards come with
         their `outs` and `safety`. An impossible state (a card seen twice, counts that do not add
-        up to 52, the wrong hand size for the phase, a turn order that cannot happen) is a 422 naming
-        the field at fault. `opponent_discards` is the opponent's whole history: its last card is on
+        up to 52, the wrong hand size for the phase, a turn order that cannot happen, more cards taken
+        by the opponent or discarded by you than its discards leave turns for) is a 422 naming the
+        field at fault. `opponent_discards` is the opponent's whole history: its last card is on
         top of the pile until taken, and the card you took from the pile (`drawn_from_discard`,
         required while nobody has drawn from the stock) was its last discard, or the upcard before
         it has discarded.

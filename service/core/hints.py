@@ -337,6 +337,30 @@ def _check_turn_order(state: GameState) -> None:
     if taken is None and thrown and state.discard_pile[-1:] != thrown[-1:]:
         raise HintStateError("discard_pile", f"the opponent's last discard, {format_card(thrown[-1])}, "
                              "is on top of the pile until it is taken")
+    _check_turn_count(state)
+
+
+def _check_turn_count(state: GameState) -> None:
+    """The opponent's discards against what went on in its turns and ours. Turns alternate and each
+    ends with one discard, so the opponent has had as many turns as it discarded, and we as many or
+    one fewer. It takes at most one card from the pile a turn, and a card that was neither the upcard
+    nor its discard reached the pile as ours. (The stock count follows: the cards add up to 52.)"""
+    thrown, known = state.opponent_discards, state.opponent_hand_known
+    turns = len(thrown)
+    if len(known) > turns:
+        raise HintStateError("opponent_hand_known", f"{_count(len(known), 'card')} taken from the pile, but the "
+                             f"opponent has had {_count(turns, 'turn')} (one a discard) and takes at most one "
+                             "card from the pile a turn")
+    from_opponent = hand_from_cards(thrown) | (0 if state.upcard is None else card_bit(state.upcard))
+    ours = ((hand_from_cards(state.discard_pile) | hand_from_cards(known)) & ~from_opponent).bit_count()
+    if ours > turns:
+        raise HintStateError("discard_pile", f"{_count(ours, 'card')} in the pile or taken from it were neither "
+                             "the upcard nor the opponent's discards, so they are our discards; but we have had "
+                             f"at most as many turns as the opponent, {turns}: give all its discards")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _first_turn(state: GameState) -> bool:
@@ -711,7 +735,7 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
         for card in iter_cards(meld_partners(hand)):
             context.meld_chance[card] = context.meld_chance.get(card, 0.0) + weight
     if not context.samples:
-        share = (HAND_SIZE - len(state.opponent_hand_known)) / len(unseen) if unseen else 0.0
+        share = (HAND_SIZE - checked.known.bit_count()) / len(unseen) if unseen else 0.0
         held = {card: share for card in unseen}
     context.held = held
     in_stock = sum(1 - h for h in held.values()) or 1.0
@@ -825,9 +849,9 @@ def deadwood_worth(deadwood: int, limit: int, config: EngineConfig) -> float:
 
 
 def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig, threats: bool,
-             budget: TimeBudget | None = None) -> _Context:
+             budget: TimeBudget | None = None, revealed: Hand = 0) -> _Context:
     """Validate the state and sample the opponent (and its next-turn threats when asked)."""
-    checked = check_state(state, rules)
+    checked = _reveal(check_state(state, rules), revealed)
     upcard = state.upcard
     doubled = rules.oklahoma and rules.oklahoma_spades_double and upcard is not None and card_suit(upcard) == SPADES
     limit = knock_limit(rules, upcard)
@@ -840,11 +864,33 @@ def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig, th
     return context
 
 
+def _reveal(checked: _Checked, revealed: Hand) -> _Checked:
+    """``checked`` with the cards of ``revealed`` known to be in the opponent's hand."""
+    if not revealed:
+        return checked
+    if isinstance(revealed, bool) or not isinstance(revealed, int) or revealed < 0 or revealed & ~FULL_DECK:
+        raise HintStateError("revealed", f"expected a hand of cards as a bitmask, got {revealed!r}")
+    for name, cards in (("hand", checked.hand), ("discard_pile", checked.pile)):
+        if revealed & cards:
+            raise HintStateError("revealed", f"{format_card((revealed & cards).bit_length() - 1)} is in {name}, "
+                                 "not in the opponent's hand")
+    known = checked.known | revealed
+    if known.bit_count() > HAND_SIZE:
+        raise HintStateError("revealed", f"the opponent holds {HAND_SIZE} cards, got {known.bit_count()} known")
+    return replace(checked, known=known, unseen=checked.unseen & ~revealed)
+
+
 def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = DEFAULT_CONFIG,
-         budget: TimeBudget | None = None) -> Hint:
+         budget: TimeBudget | None = None, revealed: Hand = 0) -> Hint:
     """The advised move for the player to move (see the module docstring for the evaluation and
-    the time budget)."""
-    context = _prepare(state, rules, seed, config, threats=bool(config.defence_weight), budget=budget)
+    the time budget).
+
+    ``revealed`` are cards the caller knows the opponent holds other than by its pile takes (the
+    benchmarks' oracle shows the engine the whole hand this way): the engine treats them as known
+    cards, but they are not checked against the turns as ``opponent_hand_known`` is.
+    """
+    context = _prepare(state, rules, seed, config, threats=bool(config.defence_weight), budget=budget,
+                       revealed=revealed)
     advice = _discard_hint(context) if state.phase == "discard" else _draw_hint(context)
     return replace(advice, time_budget_reached=budget is not None and budget.spent())
 
@@ -859,10 +905,10 @@ class OpponentModel:
     knock_next: float
 
 
-def model_opponent(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = DEFAULT_CONFIG
-                   ) -> OpponentModel:
-    """The opponent model behind ``hint`` for the same state, rules, seed and config."""
-    context = _prepare(state, rules, seed, config, threats=True)
+def model_opponent(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = DEFAULT_CONFIG,
+                   revealed: Hand = 0) -> OpponentModel:
+    """The opponent model behind ``hint`` for the same state, rules, seed, config and ``revealed`` cards."""
+    context = _prepare(state, rules, seed, config, threats=True, revealed=revealed)
     knock_next = sum(threat.weight * len(threat.stock) / threat.stock_size for threat in context.threats)
     return OpponentModel(dict(context.held), {card: context.danger(card) for card in context.meld_chance},
                          knock_next)

@@ -117,6 +117,11 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
         ({"stock_count": -1}, "#/stock_count", "greater than or equal to 0"),
         ({"stock_count": "29"}, "#/stock_count", "Not a valid integer"),  # a JSON integer, not a string of digits
         ({"opponent_discards": []}, "#/opponent_discards", "give its discards, oldest first"),
+        # one opponent turn: at most one card taken from the pile, and at most one discard of ours
+        ({"opponent_hand_known": ["Ah", "2h"]}, "#/opponent_hand_known",
+         "2 cards taken from the pile, but the opponent has had 1 turn"),
+        ({"discard_pile": ["4d", "Tc", "2c", "3c", "7c"], "stock_count": 27}, "#/discard_pile",
+         "3 cards in the pile or taken from it were neither the upcard nor the opponent's discards"),
     ],
 )
 def test_impossible_states_are_422_naming_the_field(call: Call, change: dict[str, Any], pointer: str,

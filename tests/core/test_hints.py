@@ -485,6 +485,13 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
           "drawn_from_discard": parse_card("4c")}, "drawn_from_discard", "4c is not in hand"),  # still on the pile
         ({"phase": "discard", "hand": (*TEN, parse_card("9h")), "discard_pile": (), "opponent_discards": (),
           "stock_count": 31, "drawn_from_discard": parse_card("As")}, "drawn_from_discard", "was 9h (the upcard)"),
+        # the opponent has had one turn (4c): one card taken from the pile at most, one discard of ours
+        ({"opponent_hand_known": cards("2h 3h")}, "opponent_hand_known",
+         "2 cards taken from the pile, but the opponent has had 1 turn (one a discard)"),
+        ({"discard_pile": cards("9h 2c 3c 4c"), "stock_count": 28}, "discard_pile",
+         "2 cards in the pile or taken from it were neither the upcard nor the opponent's discards"),
+        ({"discard_pile": cards("9h 3c 4c"), "opponent_hand_known": cards("2h"), "stock_count": 29}, "discard_pile",
+         "we have had at most as many turns as the opponent, 1"),
         # after the first turn the opponent has always discarded: 4c on the pile, or the upcard it took
         ({"opponent_discards": ()}, "opponent_discards", "has discarded since the first upcard"),
         ({"discard_pile": cards("4c"), "opponent_hand_known": cards("9h"), "opponent_discards": (),
@@ -506,6 +513,28 @@ def test_impossible_states_name_the_field(changes: dict[str, object], field: str
         hint(replace(DRAW, **changes), Rules())  # type: ignore[arg-type]
     assert error.value.field == field
     assert words in error.value.message
+
+
+def test_our_own_discard_taken_by_the_opponent_is_a_possible_state() -> None:
+    """We threw 2h, the opponent took it and threw 4c: one turn each."""
+    state = replace(DRAW, opponent_hand_known=cards("2h"))
+    assert hint(state, Rules(), config=FAST).action.type in ("take_upcard", "draw_stock")
+
+
+@pytest.mark.parametrize(
+    ("revealed", "words"),
+    [
+        (cards("As"), "As is in hand"),
+        (cards("4c"), "4c is in discard_pile"),
+        (cards("2h 3h 4h 5h 6h 8h 9c Tc Jc Qc Kc"), "holds 10 cards, got 11 known"),
+    ],
+)
+def test_revealed_cards_must_be_in_the_opponents_hand(revealed: tuple[Card, ...], words: str) -> None:
+    with pytest.raises(HintStateError, match=words) as error:
+        hint(DRAW, Rules(), config=FAST, revealed=hand_from_cards(revealed))
+    assert error.value.field == "revealed"
+    with pytest.raises(HintStateError, match="expected a hand of cards as a bitmask"):
+        hint(DRAW, Rules(), config=FAST, revealed=-1)
 
 
 def test_oklahoma_needs_the_upcard_and_a_live_stock() -> None:
@@ -586,10 +615,11 @@ def test_a_drawn_card_must_be_in_hand() -> None:
 
 def situation(hand: tuple[Card, ...], phase: Phase, pile: int, upcard: Card | None = None,
               opponent_hand_known: tuple[Card, ...] = (), opponent_discards: tuple[Card, ...] | None = None,
-              drawn_from_discard: Card | None = None) -> GameState:
+              drawn_from_discard: Card | None = None, held: tuple[Card, ...] = ()) -> GameState:
     """A state whose pile holds ``pile`` filler cards (the first one the upcard), with the stock to match;
-    unless given, the opponent's discards are the pile's top card once the opponent has had a turn."""
-    used = set(hand) | set(opponent_hand_known)
+    unless given, the opponent's discards are every other pile card from the top down to the upcard.
+    The cards of ``opponent_hand_known`` and ``held`` (shown to the engine as ``revealed``) stay out of the pile."""
+    used = set(hand) | set(opponent_hand_known) | set(held)
     order = cards("2c 3c 4c 5c 6c 2d 3d 4d 5d 6d 2h 3h 8d 9d Td Jd Qd Kd 8h 9h Th Jh Qh Kh 4s 5s 6s 8s 9s Ts Js "
                   "7d 8c") + ALL_CARDS
     face_up = tuple(c for c in dict.fromkeys(order) if c not in used)[:pile]
@@ -597,8 +627,7 @@ def situation(hand: tuple[Card, ...], phase: Phase, pile: int, upcard: Card | No
         upcard = face_up[0]
     stock_count = 52 - 10 - len(hand) - len(face_up)
     if opponent_discards is None:
-        first_turn = stock_count >= 52 - 10 - len(hand) - 1 and len(face_up) <= 1
-        opponent_discards = () if first_turn else face_up[-1:]
+        opponent_discards = face_up[1 + len(face_up) % 2::2]
     return GameState(hand, phase, upcard, face_up, stock_count, opponent_hand_known, opponent_discards,
                      drawn_from_discard)
 
@@ -682,8 +711,8 @@ def test_knocks_at_the_stock_end_rather_than_draw() -> None:
     # it kept only low ones: its ten among the twelve unseen cards then seldom undercut our 1.
     state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac Kc"), "discard", pile=29)
     top = parse_card("Kd")
-    state = replace(state, discard_pile=(*(c for c in state.discard_pile if c != top), top),
-                    opponent_discards=(top,))
+    pile = (*(c for c in state.discard_pile if c != top), top)
+    state = replace(state, discard_pile=pile, opponent_discards=pile[1 + len(pile) % 2::2])
     assert state.stock_count == Rules().stock_end
     advice = hint(state, Rules())
     assert advice.action == Action("knock", parse_card("Kc"))
@@ -711,11 +740,12 @@ def test_the_reason_says_when_a_discard_ends_the_hand_as_a_draw() -> None:
 
 
 def test_the_reason_for_a_discard_keeping_no_melds() -> None:
-    """The opponent's ten cards are all known (taken from the pile), so the chance it can use the
-    discard is exact: none of Tc Th Td Qc Qh Qs 2d 3d 5d Ad melds with Kh."""
+    """The opponent's ten cards are shown to the engine, so the chance it can use the discard is
+    exact: none of Tc Th Td Qc Qh Qs 2d 3d 5d Ad melds with Kh."""
     hand = cards("As 3s 5h 7c 9d Jd Kh 2c 4d 6h 8s")
-    state = situation(hand, "discard", pile=10, opponent_hand_known=cards("Tc Th Td Qc Qh Qs 2d 3d 5d Ad"))
-    advice = hint(state, Rules(), config=FAST)
+    opponent = cards("Tc Th Td Qc Qh Qs 2d 3d 5d Ad")
+    state = situation(hand, "discard", pile=10, held=opponent)
+    advice = hint(state, Rules(), config=FAST, revealed=hand_from_cards(opponent))
     assert advice.action == Action("discard", parse_card("Kh")) and advice.alternatives[0].safety == 1.0
     assert advice.reason == ("Discard Kh: keeps no melds with 55 deadwood and 15 live outs; the opponent can use Kh "
                              "with chance 0%.")
@@ -725,7 +755,7 @@ def test_keeps_away_from_what_the_opponent_collects() -> None:
     # The opponent took Qh and Qd to meld them, so it holds Qc, or jacks and kings or tens beside
     # them: Qs always melds, Kc and 9d may, 7c (far from all it took) hardly.
     state = replace(situation(cards("As 2s 3s 4h 5h 6h 7c 8c 9d Qs Kc"), "discard", pile=3,
-                              opponent_hand_known=cards("Qh Qd"), opponent_discards=cards("2c")),
+                              opponent_hand_known=cards("Qh Qd"), opponent_discards=cards("4c 2c")),
                     upcard=parse_card("3c"), discard_pile=cards("3c 4c 2c"))  # its discard on top
     advice = hint(state, Rules())
     assert advice.action != Action("discard", parse_card("Qs"))
@@ -784,14 +814,13 @@ def test_a_hands_outcome_names_the_player_who_scored() -> None:
 
 
 def test_sheds_deadwood_when_the_opponent_is_close_to_knocking() -> None:
-    # The opponent took two melds from the pile and threw low cards since: it may knock next turn.
-    # 8d may feed it, so without the defensive term 5c goes; with a heavy one, 8d goes to hold less
-    # deadwood (a weight of 1 sufficed before discards were scored after two draws).
-    hand = cards("As 3s Ah 2h 9h Th Jh Ad 4d 8d 5c")
-    known, thrown, ours = cards("Kh Ks Kc 8c 9c Tc"), cards("Qd Jd Qs Js 7h 7s 9d"), cards("Kd Qh Jc 6h 5s 4h")
-    pile = cards("3c") + tuple(c for pair in zip(ours, thrown, strict=False) for c in pair) + thrown[len(ours):]
-    late = GameState(hand, "discard", parse_card("3c"), pile, 52 - 21 - len(pile), known, thrown)
-    for weight, thrown_away in ((0.0, "5c"), (2.0, "8d")):
+    # A state met in self-play (seed 11), 15 cards left in the stock: the opponent took 8c and Qc from
+    # the pile and has thrown high cards since, so it may knock next turn. Without the defensive term
+    # the engine throws 4h and holds 12 deadwood; with a heavy one it throws Tc and holds 6.
+    hand = cards("As 2s 7s 2h 4h 7h Ad 2d 7d 7c Tc")
+    pile = cards("Qh Kh Jd Td Qd 9d 9s Th Qs Ts 5c Ks 9h Kd Jh 5h")
+    late = GameState(hand, "discard", parse_card("4h"), pile, 15, cards("8c Qc"), cards("Kh Jd Qd 9d Th Ts Ks Kd 5h"))
+    for weight, thrown_away in ((0.0, "4h"), (2.0, "Tc")):
         advice = hint(late, Rules(), config=replace(DEFAULT_CONFIG, defence_weight=weight))
         assert advice.action == Action("discard", parse_card(thrown_away))
 
@@ -826,11 +855,11 @@ def test_plays_on_rather_than_knock_for_a_modest_gain() -> None:
 ])
 def test_the_reason_for_not_knocking_names_the_margin_only_for_a_knock_that_scores(last: str, rules: Rules,
                                                                                    knocking: str) -> None:
-    """The opponent's ten cards are all known: after our knock with 1 deadwood it holds ``last`` alone
+    """The opponent's ten cards are shown to the engine: after our knock with 1 deadwood it holds ``last`` alone
     unmatched (2 wins us 1 point; 1 ties, an undercut only where ties are), below the 20-point margin."""
     opponent = cards("8s 8h 8d 9c Tc Jc Qd Qs Qc") + cards(last)
-    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac Kc"), "discard", pile=10, opponent_hand_known=opponent)
-    advice = hint(state, rules)
+    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac Kc"), "discard", pile=10, held=opponent)
+    advice = hint(state, rules, revealed=hand_from_cards(opponent))
     assert advice.action == Action("discard", parse_card("Kc"))
     assert advice.reason == ("Discard Kc: keeps As 2s 3s, 4h 5h 6h, 7s 7d 7c with 1 deadwood and 3 live outs; the "
                              "opponent can use Kc with chance 100%. Knocking (1 deadwood) is not advised: " + knocking)
@@ -869,8 +898,7 @@ def can_knock_after_drawing(hand: Hand, card: Card, limit: int) -> bool:
 @pytest.mark.parametrize("index", range(len(MODEL_STATES)))
 def test_the_opponent_model_is_exact_when_the_whole_hand_is_known(index: int) -> None:
     state, rules, opponent = MODEL_STATES[index]
-    shown = replace(state, opponent_hand_known=tuple(c for c in ALL_CARDS if opponent >> c & 1))
-    model = model_opponent(shown, rules, config=FAST)
+    model = model_opponent(state, rules, config=FAST, revealed=opponent)
     stock = [c for c in ALL_CARDS if c not in state.hand + state.discard_pile and not opponent >> c & 1]
     assert model.held == dict.fromkeys(stock, 0.0)  # the opponent's cards are no longer unseen
     joins = {c for c in ALL_CARDS if not opponent >> c & 1
@@ -906,12 +934,13 @@ def test_the_opponent_model_is_the_one_behind_the_hint(index: int) -> None:
 
 
 def test_a_knock_against_an_equal_count_scores_by_the_tie_rule() -> None:
-    # The opponent's hand is known in full: 8 deadwood (2d Ah 5c), as our knock discarding Kh.
+    # The opponent's hand is shown in full: 8 deadwood (2d Ah 5c), as our knock discarding Kh.
     hand = cards("As 2s 3s 4h 5h 6h 7c 7d 7s 8d Kh")
-    state = situation(hand, "discard", pile=5, opponent_hand_known=cards("9s 9h 9d Tc Jc Qc Kc 2d Ah 5c"))
+    opponent = cards("9s 9h 9d Tc Jc Qc Kc 2d Ah 5c")
+    state = situation(hand, "discard", pile=5, held=opponent)
     knock = Action("knock", parse_card("Kh"))
     for rules, points in ((Rules(), -25.0), (Rules(undercut_on_tie=False), 0.0)):
-        scored = {a.action: a for a in hint(state, rules).alternatives}[knock]
+        scored = {a.action: a for a in hint(state, rules, revealed=hand_from_cards(opponent)).alternatives}[knock]
         assert scored.expected_points == pytest.approx(points)
         assert scored.undercut_risk == pytest.approx(1.0 if points else 0.0)
 
@@ -955,18 +984,20 @@ def test_a_take_for_a_knock_and_a_stock_draw_are_never_a_close_call() -> None:
     assert advice.close_call is False
 
 
+SHOWN = cards("Kd Qc Jh 9h Tc 8d Kh Qs Js 9c")
+
+
 def test_knocks_are_a_close_call_when_the_second_scores_less_than_a_point_below() -> None:
-    """The opponent's hand is known in full (no meld, no layoff, 96 deadwood): knocking off 2d (1
+    """The opponent's hand is shown in full (no meld, no layoff, 96 deadwood): knocking off 2d (1
     deadwood) expects exactly one point more than knocking off Ac (2 deadwood): not close. With the
     opponent model off every knock expects 0 points: close."""
-    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac 2d"), "discard", pile=10,
-                      opponent_hand_known=cards("Kd Qc Jh 9h Tc 8d Kh Qs Js 9c"))
-    advice = hint(state, Rules(), config=FAST)
+    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac 2d"), "discard", pile=10, held=SHOWN)
+    advice = hint(state, Rules(), config=FAST, revealed=hand_from_cards(SHOWN))
     first, second = advice.alternatives[:2]
     assert (first.action, second.action) == (Action("knock", parse_card("2d")), Action("knock", parse_card("Ac")))
     assert (first.evaluation, second.evaluation) == (95.0, 94.0)
     assert advice.close_call is False
-    blind = hint(state, Rules(), config=replace(FAST, samples=0))
+    blind = hint(state, Rules(), config=replace(FAST, samples=0), revealed=hand_from_cards(SHOWN))
     assert blind.action == first.action and blind.alternatives[1].action == second.action
     assert blind.close_call is True
 
@@ -974,11 +1005,10 @@ def test_knocks_are_a_close_call_when_the_second_scores_less_than_a_point_below(
 def test_a_knock_is_a_close_call_when_it_beats_the_knock_margin_by_less_than_two_points() -> None:
     """The same knock (95 expected points, one point clear of the next): close just when the margin
     it must beat is within two points of it."""
-    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac 2d"), "discard", pile=10,
-                      opponent_hand_known=cards("Kd Qc Jh 9h Tc 8d Kh Qs Js 9c"))
+    state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac 2d"), "discard", pile=10, held=SHOWN)
     knock = Action("knock", parse_card("2d"))
     for knock_margin, close in ((93.0, False), (93.5, True), (94.5, True), (20.0, False)):
-        advice = hint(state, Rules(), config=replace(FAST, knock_margin=knock_margin))
+        advice = hint(state, Rules(), config=replace(FAST, knock_margin=knock_margin), revealed=hand_from_cards(SHOWN))
         assert advice.action == knock and advice.alternatives[0].evaluation == 95.0
         assert advice.close_call is close
 
