@@ -1086,8 +1086,8 @@ def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternativ
             kind = "gin" if take.deadwood == 0 else f"a knock with {take.deadwood} deadwood"
             return f"Take {card}: it allows {kind} right away."
         then = format_card(take.then_discard) if take.then_discard is not None else "?"
-        return (f"Take {card} and discard {then}: {take.deadwood} deadwood, scoring {-take.evaluation:.1f} "
-                f"after the next draw against {-stock.evaluation:.1f} from the stock (lower is better).")
+        return (f"Take {card} and discard {then}: {take.deadwood} deadwood, evaluated {take.evaluation:+.1f} "
+                f"against {stock.evaluation:+.1f} from the stock (higher is better).")
     return (f"{'Pass' if choice.type == 'pass' else 'Draw from the stock'}: {card} does not help enough "
-            f"(scoring {-take.evaluation:.1f} after taking it, {-stock.evaluation:.1f} from the stock; lower is "
+            f"(evaluated {take.evaluation:+.1f} after taking it, {stock.evaluation:+.1f} from the stock; higher is "
             "better).")

@@ -641,14 +641,14 @@ def test_takes_an_upcard_that_completes_a_meld() -> None:
     assert then is not None and then in cards("Kc Qd Jh")
     # Kept: As 2s 3s, 4h 5h 6h and two of Kc Qd Jh with 9d 8s unmatched.
     assert advice.alternatives[0].deadwood == 10 + 10 + 9 + 8
-    assert advice.reason.startswith(f"Take 6h and discard {format_card(then)}: 37 deadwood, scoring ")
+    assert advice.reason.startswith(f"Take 6h and discard {format_card(then)}: 37 deadwood, evaluated ")
 
 
 def test_passes_an_upcard_that_helps_nothing() -> None:
     state = GameState(hand=cards("As 2s 3s 4h 5h 6h 7c 8d 9s Jd"), phase="first_upcard", upcard=parse_card("Kc"),
                       discard_pile=cards("Kc"), stock_count=31)
     advice = hint(state, Rules())
-    assert advice.action == Action("pass") and advice.reason.startswith("Pass: Kc does not help enough (scoring ")
+    assert advice.action == Action("pass") and advice.reason.startswith("Pass: Kc does not help enough (evaluated ")
 
 
 def test_draws_from_the_stock_when_the_pile_card_helps_nothing() -> None:
@@ -656,7 +656,11 @@ def test_draws_from_the_stock_when_the_pile_card_helps_nothing() -> None:
                       discard_pile=cards("2c Kc"), stock_count=30, opponent_discards=cards("Kc"))
     advice = hint(state, Rules())
     assert advice.action == Action("draw_stock")
-    assert advice.reason.startswith("Draw from the stock: Kc does not help enough (scoring ")
+    take, stock = (next(a for a in advice.alternatives if a.action.type == kind) for kind in ("take_upcard",
+                                                                                               "draw_stock"))
+    assert stock.evaluation > take.evaluation  # the reason quotes the alternatives' evaluations, higher better
+    assert advice.reason == (f"Draw from the stock: Kc does not help enough (evaluated {take.evaluation:+.1f} after "
+                             f"taking it, {stock.evaluation:+.1f} from the stock; higher is better).")
 
 
 @pytest.mark.parametrize("samples", [0, DEFAULT_CONFIG.samples])
