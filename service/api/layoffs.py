@@ -8,7 +8,7 @@ from flask import Response, jsonify
 from flask.views import MethodView
 
 from ..core.cards import Hand, parse_hand
-from ..core.layoffs import best_defence, possible_layoffs
+from ..core.layoffs import best_defence, is_gin, possible_layoffs
 from ..core.melds import Meld
 from . import Blueprint, render
 from .schemas import LayoffsRequest, LayoffsResult
@@ -19,7 +19,7 @@ blp = Blueprint("layoffs", __name__, url_prefix="/v1/layoffs",
 
 def layoffs(knocker_melds: list[Meld], defender: Hand) -> render.JSON:
     """Every possible layoff, and the defender's best result."""
-    return render.layoffs(knocker_melds, possible_layoffs(knocker_melds, defender),
+    return render.layoffs(knocker_melds, is_gin(knocker_melds), possible_layoffs(knocker_melds, defender),
                           best_defence(knocker_melds, defender))
 
 
@@ -39,5 +39,6 @@ class Layoffs(MethodView):
 
         The best result chooses the defender's own melds and its layoffs together, for the least
         deadwood; layoffs are listed in an order they can be played (chains outward from the meld).
+        Melds of ten cards or more are gin: nothing may be laid off (`gin` says so).
         """
         return jsonify(layoffs(args["knocker_melds"], args["defender"]))

@@ -88,9 +88,10 @@ def defender(result: DefenderResult) -> JSON:
             "deadwood_cards": format_hand(result.deadwood_cards), "deadwood": result.deadwood}
 
 
-def layoffs(knocker_melds: Sequence[Meld], possible: Iterable[Layoff], best: DefenderResult) -> JSON:
+def layoffs(knocker_melds: Sequence[Meld], gin: bool, possible: Iterable[Layoff], best: DefenderResult) -> JSON:
     """Every possible layoff and the defender's best result."""
-    return {"knocker_melds": melds(knocker_melds), "possible_layoffs": layoff_list(possible), **defender(best)}
+    return {"knocker_melds": melds(knocker_melds), "gin": gin, "possible_layoffs": layoff_list(possible),
+            **defender(best)}
 
 
 def round_score(result: RoundResult) -> JSON:

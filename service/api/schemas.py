@@ -403,6 +403,8 @@ class LayoffsResult(Schema):
     """Every possible layoff, and the defender's best melds and layoffs chosen together."""
 
     knocker_melds = _melds("The knocker's melds, in the request's order.")
+    gin = fields.Boolean(required=True, metadata={
+        "description": "The knocker's melds hold ten cards or more: it went gin, and nothing may be laid off."})
     possible_layoffs = fields.List(fields.Nested(Layoff), required=True, metadata={
         "description": "Every card that could be laid off (alone or in a chain), onto which meld."})
     melds = _melds("The defender's own melds in its best result.")
@@ -416,7 +418,7 @@ class Defender(LayoffsResult):
     """The defender's side of a round (no layoffs against gin)."""
 
     class Meta:
-        exclude = ("knocker_melds", "possible_layoffs")
+        exclude = ("knocker_melds", "gin", "possible_layoffs")
 
 
 class RoundScore(Schema):

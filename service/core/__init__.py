@@ -26,7 +26,7 @@ from .cards import (
     parse_hand,
 )
 from .knocks import KnockOption, check_discard, knock_limit, knock_options
-from .layoffs import DefenderResult, Layoff, best_defence, check_knocker_melds, possible_layoffs
+from .layoffs import DefenderResult, Layoff, best_defence, check_knocker_melds, is_gin, possible_layoffs
 from .melds import (
     Arrangement,
     DiscardOption,
@@ -97,6 +97,7 @@ __all__ = [
     "hand_from_cards",
     "hand_size",
     "hand_value",
+    "is_gin",
     "is_run",
     "is_valid_meld",
     "knock_limit",

@@ -63,7 +63,8 @@ def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None, disca
                         f"(11 melded for big gin)")
 
 
-def _is_gin(knocker_melds: Sequence[int]) -> bool:
+def is_gin(knocker_melds: Sequence[int]) -> bool:
+    """Whether melds laid out hold ten cards or more: gin (or big gin), against which nothing is laid off."""
     return sum(meld.bit_count() for meld in knocker_melds) >= GIN_MELDED
 
 
@@ -89,7 +90,7 @@ def _in_lane(card: Card, meld: int) -> bool:
 
 def possible_layoffs(knocker_melds: Sequence[int], defender: Hand) -> list[Layoff]:
     """Every card the defender could lay off, onto which meld (chains count); none against gin."""
-    if _is_gin(knocker_melds):
+    if is_gin(knocker_melds):
         return []
     found = {
         Layoff(card, index)
@@ -103,7 +104,7 @@ def possible_layoffs(knocker_melds: Sequence[int], defender: Hand) -> list[Layof
 def best_defence(knocker_melds: Sequence[int], defender: Hand) -> DefenderResult:
     """The defender's least deadwood over its own melds and its layoffs chosen together (against gin,
     its own melds alone)."""
-    if _is_gin(knocker_melds):
+    if is_gin(knocker_melds):
         plain = best_arrangement(defender)
         return DefenderResult(plain.melds, (), plain.deadwood_cards)
     candidates: list[Candidate[tuple[Layoff, ...]]] = [

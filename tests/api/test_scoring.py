@@ -46,6 +46,16 @@ def test_layoffs_chain_and_choose_the_best(call: Call) -> None:
     assert answer["deadwood_cards"] == ["5s", "5d", "8d", "Ks"] and answer["deadwood"] == 28
 
 
+def test_nothing_is_laid_off_against_gin_and_the_answer_says_why(call: Call) -> None:
+    # Ten cards in the knocker's melds: gin. 6s and 7h would lay off onto a knock's melds.
+    body = {"knocker_melds": [["3s", "4s", "5s"], ["3h", "4h", "5h", "6h"], ["5d", "6d", "7d"]],
+            "defender": "8d 4c 4d 6c 7h 3d 6s 3c 8s 7c"}
+    answer = call("POST", "/v1/layoffs", json=body).get_json()
+    assert answer["gin"] is True and answer["possible_layoffs"] == [] and answer["layoffs"] == []
+    knock = call("POST", "/v1/layoffs", json={**body, "knocker_melds": body["knocker_melds"][:2]}).get_json()
+    assert knock["gin"] is False and {layoff["card"] for layoff in knock["possible_layoffs"]} == {"6s", "7h"}
+
+
 @pytest.mark.parametrize(
     ("body", "pointer", "detail"),
     [
