@@ -93,6 +93,21 @@ class NumberField(fields.Float):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
+class IntegerField(fields.Integer):
+    """A JSON integer. As in JSON Schema, a number without a fraction (``5.0``, ``1e1``) is one too, and
+    so is a number beyond 64 bits (which the JSON parser reads as a float); a string or a boolean is not."""
+
+    default_error_messages = {"invalid": "expected an integer, like 10"}  # noqa: RUF012 (marshmallow reads it from the class)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class QueryIntegerField(fields.Integer):
     """An integer in a query string: ASCII digits, optionally signed (Python's ``int`` would also read
     spaces around it, underscores, and digits of other scripts)."""
@@ -127,8 +142,20 @@ class RulesField(fields.Field[Rules]):
             preset = overrides.pop("preset", None)
             if "preset" in value and not isinstance(preset, str):
                 raise ValidationError({"preset": ["expected a preset name"]})
-            return load_rules(preset, overrides)
+            return load_rules(preset, {name: _whole_number(value) if name in _INTEGER_PARAMETERS else value
+                                       for name, value in overrides.items()})
         raise ValidationError("expected a preset name or an object of rule parameters")
+
+
+_INTEGER_PARAMETERS = frozenset(p.name for p in RULE_PARAMETERS if p.kind == "integer")
+
+
+def _whole_number(value: object) -> object:
+    """A JSON number without a fraction (``5.0``) as the integer it is in JSON Schema, while a float
+    holds it exactly; anything else unchanged, for the core to check."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
+        return int(value)
+    return value
 
 
 def load_rules(preset: str | None, overrides: Mapping[str, object], preset_at_root: bool = False) -> Rules:

@@ -17,7 +17,7 @@ from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import EXTRA_BOXES, HandRecord, check_drawn_from_discard
-from .fields import CardField, CardsField, NumberField, QueryIntegerField, RulesField, load_rules
+from .fields import CardField, CardsField, IntegerField, NumberField, QueryIntegerField, RulesField, load_rules
 
 HAND_SIZES = (10, 11)
 MELD_SIZES = range(3, 12)
@@ -54,6 +54,15 @@ class RequestSchema(Schema):
 
     error_messages = {"type": "expected a JSON object"}  # noqa: RUF012 (marshmallow reads it from the class)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        names = ", ".join(sorted(self.load_fields))
+        self.error_messages = {**self.error_messages, "unknown": f"unknown field: expected only {names}"}
+
+    def on_bind_field(self, field_name: str, field_obj: fields.Field[Any]) -> None:
+        """Name what is missing in the service's own words."""
+        field_obj.error_messages = {**field_obj.error_messages, "required": "required, but missing"}
+
 
 class AnalyzeRequest(RequestSchema):
     """A hand of 10 cards, or 11 just after a draw."""
@@ -62,8 +71,8 @@ class AnalyzeRequest(RequestSchema):
 
     hand = CardsField(HAND_SIZES, required=True)
     rules = RulesField(load_default=resolve_rules)
-    upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
-    drawn_from_discard = CardField(metadata={"description": DRAWN_FROM_DISCARD})
+    upcard = CardField(allow_none=True, metadata={"description": OKLAHOMA_UPCARD})
+    drawn_from_discard = CardField(allow_none=True, metadata={"description": DRAWN_FROM_DISCARD})
 
     @validates_schema
     def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -128,9 +137,10 @@ class RoundScoreRequest(RequestSchema):
     defender = CardsField((10,), required=True)
     knocker_melds = fields.List(CardsField(MELD_SIZES), validate=validate.Length(0, 3), metadata={
         "description": "The knocker's laid-out melds; missing: the legal layout that scores best."})
-    discard = CardField(metadata={"description": "With an 11-card knocker: the card discarded face down."})
-    upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
-    drawn_from_discard = CardField(metadata={
+    discard = CardField(allow_none=True, metadata={
+        "description": "With an 11-card knocker: the card discarded face down."})
+    upcard = CardField(allow_none=True, metadata={"description": OKLAHOMA_UPCARD})
+    drawn_from_discard = CardField(allow_none=True, metadata={
         "description": "The card the knocker took from the discard pile this turn, if any."})
     rules = RulesField(load_default=resolve_rules)
 
@@ -165,10 +175,10 @@ class RoundScoreRequest(RequestSchema):
 class HandResult(RequestSchema):
     """One hand's result: who won it and how many points (after any doubling)."""
 
-    winner = fields.Integer(strict=True, required=True, allow_none=True, validate=validate.OneOf([0, 1]),
+    winner = IntegerField(required=True, allow_none=True, validate=validate.OneOf([0, 1]),
                             metadata={"description": "Player (or team) 0 or 1; null for a drawn hand."})
-    points = fields.Integer(strict=True, required=True, validate=validate.Range(0, 10000))
-    extra_boxes = fields.Integer(strict=True, load_default=0, validate=validate.OneOf(EXTRA_BOXES), metadata={
+    points = IntegerField(required=True, validate=validate.Range(0, 10000))
+    extra_boxes = IntegerField(load_default=0, validate=validate.OneOf(EXTRA_BOXES), metadata={
         "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
         "2 for gin, doubled when a spade upcard doubles the score."})
 
@@ -257,7 +267,7 @@ class HintRequest(RequestSchema):
         "description": "The deal's first upcard (it sets Oklahoma's knock limit)."})
     discard_pile = fields.List(CardField(), load_default=list, validate=validate.Length(0, 52), metadata={
         "description": "The discard pile, oldest first; its last card is the one that can be taken."})
-    stock_count = fields.Integer(strict=True, required=True, validate=validate.Range(0, 31), metadata={
+    stock_count = IntegerField(required=True, validate=validate.Range(0, 31), metadata={
         "description": "Cards left in the stock."})
     opponent_hand_known = fields.List(CardField(), load_default=list, validate=validate.Length(0, 11), metadata={
         "description": "Cards the opponent took from the pile and still holds."})
@@ -267,7 +277,7 @@ class HintRequest(RequestSchema):
     drawn_from_discard = CardField(allow_none=True, metadata={
         "description": "Discard phase: the card you took from the pile this turn, if any."})
     rules = RulesField(load_default=resolve_rules)
-    seed = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 2**32 - 1), metadata={
+    seed = IntegerField(load_default=0, validate=validate.Range(0, 2**32 - 1), metadata={
         "description": "Seed of the opponent-hand sampling: the same state and seed give the same hint, unless "
         "the time budget runs out (`time_budget_reached`)."})
     knock_margin = NumberField(allow_nan=False, load_default=DEFAULT_CONFIG.knock_margin,
@@ -277,7 +287,7 @@ class HintRequest(RequestSchema):
         "an undercut instead of smaller knocks. In self-play the default lost nothing measurable against a "
         "player who knocks as soon as it may, and beat higher margins against one who waits (the engine "
         "itself), against whom 10 to 15 did better still. 0 knocks whenever a knock is expected to win."})
-    time_budget_ms = fields.Integer(strict=True, allow_none=True, load_default=HINT_TIME_BUDGET_MS,
+    time_budget_ms = IntegerField(allow_none=True, load_default=HINT_TIME_BUDGET_MS,
                                     validate=validate.Range(1, 1000), metadata={
         "description": "Milliseconds the engine may spend before it skips optional work (opponent samples beyond "
         f"the first {MIN_SAMPLES}, and the second look at the closest discards). The rest of the evaluation "

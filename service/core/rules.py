@@ -114,12 +114,14 @@ def _check_value(parameter: RuleParameter, value: object) -> None:
         if not isinstance(value, bool):
             raise RulesError(name, "expected true or false")
     elif parameter.kind == "integer":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise RulesError(name, "expected an integer")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise RulesError(name, f"expected an integer, got {value!r}")
         if parameter.minimum is not None and value < parameter.minimum:
             raise RulesError(name, f"expected at least {parameter.minimum}, got {value}")
         if parameter.maximum is not None and value > parameter.maximum:
             raise RulesError(name, f"expected at most {parameter.maximum}, got {value}")
+        if not isinstance(value, int):
+            raise RulesError(name, f"expected an integer, got {value!r}")
     elif value not in parameter.choices:
         raise RulesError(name, f"expected one of {', '.join(parameter.choices)}, got {value!r}")
 

@@ -146,7 +146,7 @@ def test_query_parameters_are_read_strictly(call: Call, query: str, parameter: s
         ({"hand": TEN.split()[:9]}, "#/hand", "10 or 11 cards, got 9"),
         ({"hand": [*TEN.split(), "9c", "9d"]}, "#/hand", "10 or 11 cards, got 12"),
         ({"hand": [1, 2]}, "#/hand", "expected a list of cards"),
-        ({}, "#/hand", "Missing data"),
+        ({}, "#/hand", "required, but missing"),
         ({"hand": TEN, "rules": {"knock_limit": 11}}, "#/rules/knock_limit", "at most 10"),
         ({"hand": TEN, "rules": {"knock_limit": True}}, "#/rules/knock_limit", "expected an integer"),
         ({"hand": TEN, "rules": {"colour": 1}}, "#/rules/colour", "unknown rule parameter"),

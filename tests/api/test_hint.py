@@ -115,7 +115,9 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
         ({"phase": "shuffle"}, "#/phase", "Must be one of"),
         ({"hand": "As 2s 3s 7h 7d Kd Qd Jd 5c Zz"}, "#/hand", "Zz"),
         ({"stock_count": -1}, "#/stock_count", "greater than or equal to 0"),
-        ({"stock_count": "29"}, "#/stock_count", "Not a valid integer"),  # a JSON integer, not a string of digits
+        ({"stock_count": "29"}, "#/stock_count", "expected an integer"),  # a JSON integer, not a string of digits
+        ({"stock_count": 1e30}, "#/stock_count", "less than or equal to 31"),  # beyond 64 bits: read as a float
+        ({"stock_count": 29.5}, "#/stock_count", "expected an integer"),
         ({"opponent_discards": []}, "#/opponent_discards", "give its discards, oldest first"),
         # one opponent turn: at most one card taken from the pile, and at most one discard of ours
         ({"opponent_hand_known": ["Ah", "2h"]}, "#/opponent_hand_known",

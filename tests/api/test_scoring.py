@@ -201,8 +201,9 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
         ({"hands": [], "deals": []}, "#", "not both"),
         ({}, "#", "neither was given"),
         ({"hands": [{"winner": 2, "points": 5}]}, "#/hands/0/winner", "Must be one of"),
-        ({"hands": [{"winner": "0", "points": 5}]}, "#/hands/0/winner", "Not a valid integer"),  # JSON integers only
-        ({"hands": [{"winner": 0, "points": "5"}]}, "#/hands/0/points", "Not a valid integer"),
+        ({"hands": [{"winner": "0", "points": 5}]}, "#/hands/0/winner", "expected an integer"),  # JSON integers only
+        ({"hands": [{"winner": 0, "points": "5"}]}, "#/hands/0/points", "expected an integer"),
+        ({"hands": [{"winner": 0, "points": 1e30}]}, "#/hands/0/points", "less than or equal to 10000"),
         ({"hands": [{"winner": 0, "points": 30, "extra_boxes": 2}]}, "#/hands/0", "only under Oklahoma"),
         ({"hands": [{"winner": 0, "points": 30, "extra_boxes": 3}]}, "#/hands/0/extra_boxes", "Must be one of"),
         ({"hands": [{"winner": 0, "points": 30, "extra_boxes": 4}],

@@ -81,7 +81,9 @@ def test_big_gin_may_be_switched_off() -> None:
     ("values", "field", "fragment"),
     [
         ({"knock_limit": 50}, "knock_limit", "at most 10"),
-        ({"knock_limit": "x"}, "knock_limit", "expected an integer"),
+        ({"knock_limit": "x"}, "knock_limit", "expected an integer, got 'x'"),
+        ({"knock_limit": 5.0}, "knock_limit", "expected an integer, got 5.0"),  # the library takes ints only
+        ({"knock_limit": 1e30}, "knock_limit", r"expected at most 10, got 1e\+30"),
         ({"shutout": "bogus"}, "shutout", "expected one of"),
         ({"oklahoma": 1}, "oklahoma", "true or false"),
     ],
