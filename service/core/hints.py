@@ -387,7 +387,7 @@ def _check_stock(state: GameState, rules: Rules, face_up: int) -> None:
                              f"{count} in the stock = {total}")
     least = rules.stock_end if state.phase == "discard" else rules.stock_end + 1
     if count < least:
-        raise HintStateError("stock_count", f"with {count} cards left the hand is already over "
+        raise HintStateError("stock_count", f"with {_count(count, 'card')} left the hand is already over "
                              f"(it ends when {rules.stock_end} are left)")
     if state.phase == "draw" and not state.discard_pile:
         raise HintStateError("discard_pile", "in the draw phase the pile holds at least the last discard")

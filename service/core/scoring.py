@@ -21,7 +21,8 @@ class IllegalKnockError(ValueError):
     input at fault (the knocker's cards, or the melds it was given)."""
 
     def __init__(self, deadwood: int, limit: int, message: str | None = None, field: str = "knocker") -> None:
-        super().__init__(message or f"the knocker's deadwood is {deadwood}, above the knock limit of {limit}")
+        above = "only gin may end the hand (knock limit 0)" if limit == 0 else f"above the knock limit of {limit}"
+        super().__init__(message or f"the knocker's deadwood is {deadwood}, {above}")
         self.deadwood = deadwood
         self.limit = limit
         self.field = field

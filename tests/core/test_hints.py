@@ -569,6 +569,8 @@ def test_an_empty_stock_is_a_hand_already_over_not_a_bad_count() -> None:
     with pytest.raises(HintStateError, match="with 0 cards left the hand is already over") as error:
         check_state(empty, Rules())
     assert error.value.field == "stock_count"
+    with pytest.raises(HintStateError, match="with 1 card left the hand is already over"):
+        check_state(situation(TEN, "draw", pile=31), Rules())
 
 
 def test_an_upcard_taken_and_discarded_again_may_be_taken() -> None:

@@ -260,6 +260,12 @@ def test_knock_above_the_limit_is_illegal() -> None:
     assert (raised.value.deadwood, raised.value.limit) == (8, 7)
 
 
+def test_an_oklahoma_ace_allows_gin_only_and_says_so() -> None:
+    with pytest.raises(IllegalKnockError, match="deadwood is 8, only gin may end the hand") as raised:
+        score_round(parse_hand(KNOCKER), parse_hand(LOSER), Rules(oklahoma=True), upcard=parse_card("Ah"))
+    assert (raised.value.deadwood, raised.value.limit) == (8, 0)
+
+
 def test_an_eleven_card_knock_scores_as_the_ten_left_after_the_discard() -> None:
     defender = parse_hand("9s 9h 9d Jc Qc Kc 5c 2d Ah 2c")
     drawn = parse_hand(KNOCKER) | parse_hand("Kh")
