@@ -219,7 +219,8 @@ def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
     """A query-string field for one rule parameter (typed, bounded, documented)."""
     options: dict[str, Any] = {"metadata": {"description": parameter.description}}
     if parameter.kind == "boolean":
-        return fields.Boolean(truthy={"true"}, falsy={"false"}, **options)
+        return fields.Boolean(truthy={"true"}, falsy={"false"}, error_messages={"invalid": "expected true or false"},
+                              **options)
     if parameter.kind == "integer":
         return QueryIntegerField(validate=validate.Range(parameter.minimum, parameter.maximum), **options)
     return fields.String(validate=validate.OneOf(parameter.choices), **options)

@@ -128,6 +128,7 @@ def test_query_takes_a_preset_and_overrides(call: Call) -> None:
         ("&knock_limit=+5+", "knock_limit", "expected an integer written with the digits 0-9"),
         ("&knock_limit=1_0", "knock_limit", "expected an integer written with the digits 0-9"),
         ("&knock_limit=99999999999999", "knock_limit", "less than or equal to 10"),
+        ("&oklahoma=yes", "oklahoma", "expected true or false"),
     ],
 )
 def test_query_parameters_are_read_strictly(call: Call, query: str, parameter: str, detail: str) -> None:
