@@ -123,6 +123,13 @@ class NoQuery(Schema):
     error_messages = {"unknown": "not read here: this operation takes its input as a JSON body"}  # noqa: RUF012 (marshmallow reads it from the class)
 
 
+class NoParameters(Schema):
+    """The query string of an operation that takes no input: it must be empty (a misspelt or
+    misplaced parameter is refused, not ignored)."""
+
+    error_messages = {"unknown": "not read: this operation takes no parameters"}  # noqa: RUF012 (marshmallow reads it from the class)
+
+
 class Parser(FlaskParser):
     """webargs' Flask parser with stricter edges. A JSON body not sent as JSON, compressed, or declared
     in a charset other than UTF-8 is a 415; a body over the endpoint's size limit a 413, chunked or

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response, jsonify
 from flask.views import MethodView
+from marshmallow import RAISE
 
 from ..core.rules import resolve_rules
-from . import Blueprint, render
+from . import Blueprint, NoParameters, render
 from .schemas import RulesCatalog
 
 blp = Blueprint("rules", __name__, url_prefix="/v1/rules", description="Rule parameters and presets.")
@@ -19,8 +22,9 @@ class RulesResource(MethodView):
     """The rules."""
 
     @blp.doc(operationId="listRules")
+    @blp.arguments(NoParameters(), location="query", unknown=RAISE)
     @blp.response(200, RulesCatalog, example=CATALOG)
-    def get(self) -> Response:
+    def get(self, _: dict[str, Any]) -> Response:
         """Every rule parameter with its default and meaning, and every preset.
 
         Every endpoint takes `rules` as a preset name (`"oklahoma"`), an object of parameters

@@ -235,3 +235,11 @@ def test_rules_catalog_lists_every_parameter_and_preset(call: Call) -> None:
     assert [p["name"] for p in catalog["presets"]] == list(PRESETS)
     oklahoma = next(p for p in catalog["presets"] if p["name"] == "oklahoma")
     assert oklahoma["rules"]["oklahoma"] is True and oklahoma["rules"]["target"] == 150
+
+
+def test_the_rules_catalog_takes_no_parameters(call: Call) -> None:
+    """A parameter (a preset asked for by name, say) is refused rather than ignored."""
+    response = call("GET", "/v1/rules?preset=oklahoma")
+    assert response.status_code == 422 and response.mimetype == "application/problem+json"
+    assert response.get_json()["errors"] == [{"parameter": "preset",
+                                              "detail": "not read: this operation takes no parameters"}]
