@@ -545,7 +545,11 @@ class HintAnswer(Schema):
     """The advised move, every legal alternative ranked best first, and why."""
 
     action = fields.Nested(HintAction, required=True)
-    alternatives = fields.List(fields.Nested(HintAlternative), required=True)
+    alternatives = fields.List(fields.Nested(HintAlternative), required=True, metadata={
+        "description": "Every legal move: the advised one, then the others of its `unit` in the engine's order of "
+        "preference, then those of the other unit in theirs. Evaluations in points and in deadwood are not "
+        "comparable, so when the engine plays on, a knock worth +18 points comes after a discard evaluated at "
+        "-33 (the reason says why it does not knock)."})
     close_call = fields.Boolean(required=True, metadata={"description": "The top choices are too close to call."})
     reason = fields.String(required=True)
     melds = _melds("The melds the advice keeps.")
