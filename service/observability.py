@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from flask import Flask, Response, has_request_context, request
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
+from werkzeug.routing import Map
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -130,7 +132,7 @@ def init_app(app: Flask) -> None:
     """Add ``GET /metrics`` to ``app``, wrap its WSGI app in ``RequestObserver``, and log its records
     as JSON lines on standard error."""
     app.add_url_rule("/metrics", "metrics", metrics_view, methods=["GET"])
-    app.wsgi_app = RequestObserver(app.wsgi_app)  # type: ignore[method-assign]
+    app.wsgi_app = RequestObserver(app.wsgi_app, app.url_map)  # type: ignore[method-assign]
     handler = logging.StreamHandler()
     handler.setFormatter(JSONLogFormatter())
     # Replaces the plain-text handler Flask gives its logger.
@@ -179,8 +181,9 @@ class RequestObserver:
     handling. The route comes from Flask's request, read from the environ (``werkzeug.request``).
     """
 
-    def __init__(self, app: WSGIApplication) -> None:
+    def __init__(self, app: WSGIApplication, url_map: Map) -> None:
         self.app = app
+        self.url_map = url_map
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
@@ -201,7 +204,8 @@ class RequestObserver:
             return self.app(environ, start)
         finally:
             metrics.in_progress.dec()
-            _record(environ, request_id, *answered, time.perf_counter() - started)
+            _record(environ, request_id, answered[0], _route(answered[1], self.url_map),
+                    answered[1], time.perf_counter() - started)
 
 
 def _given_or_new_request_id(environ: WSGIEnvironment) -> str:
@@ -210,15 +214,28 @@ def _given_or_new_request_id(environ: WSGIEnvironment) -> str:
     return given if REQUEST_ID_PATTERN.fullmatch(given) else f"{random.getrandbits(128):032x}"
 
 
-def _record(environ: WSGIEnvironment, request_id: str, status: str, flask_request: Any, duration: float) -> None:
-    """Count and time one answered request, and log it."""
+def _route(flask_request: Any, url_map: Map) -> str:
+    """The route a request matched; for a method the route does not allow (405), the route its path
+    matches; else ``unmatched``. Routes are few, so the metric labels stay bounded."""
     rule = getattr(flask_request, "url_rule", None)
+    if rule is not None:
+        return str(rule.rule)
+    error = getattr(flask_request, "routing_exception", None)
+    allowed = list(error.valid_methods or ()) if isinstance(error, MethodNotAllowed) else []
+    if allowed:
+        try:
+            matched, _ = url_map.bind_to_environ(flask_request.environ).match(method=allowed[0], return_rule=True)
+        except HTTPException:
+            return UNMATCHED_ENDPOINT
+        return str(matched.rule)
+    return UNMATCHED_ENDPOINT
+
+
+def _record(environ: WSGIEnvironment, request_id: str, status: str, route: str, flask_request: Any,
+            duration: float) -> None:
+    """Count and time one answered request (``route`` from ``_route``), and log it."""
     method = environ["REQUEST_METHOD"]
-    requests, latency = _labelled((
-        method if method in KNOWN_METHODS else "OTHER",
-        UNMATCHED_ENDPOINT if rule is None else rule.rule,
-        status,
-    ))
+    requests, latency = _labelled((method if method in KNOWN_METHODS else "OTHER", route, status))
     requests.inc()
     latency.observe(duration)
     request_log.write({

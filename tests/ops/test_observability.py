@@ -111,7 +111,9 @@ def test_counts_and_latency_by_endpoint_and_status(client: FlaskClient) -> None:
         ("GET", "/fail/400", {"method": "GET", "endpoint": "/fail/<int:status>", "status": "400"}),
         ("GET", "/fail/503", {"method": "GET", "endpoint": "/fail/<int:status>", "status": "503"}),
         ("GET", "/no/such/path/42", {"method": "GET", "endpoint": "unmatched", "status": "404"}),
-        ("BREW", "/hands/3", {"method": "OTHER", "endpoint": "unmatched", "status": "405"}),
+        # a method the route does not allow is counted under the route
+        ("BREW", "/hands/3", {"method": "OTHER", "endpoint": "/hands/<int:size>", "status": "405"}),
+        ("GET", "/hands/3", {"method": "GET", "endpoint": "/hands/<int:size>", "status": "405"}),
     ],
 )
 def test_errors_are_counted_with_bounded_labels(
