@@ -79,9 +79,24 @@ class CardsField(fields.Field[Hand]):
         try:
             return parse_hand(value, self.sizes)
         except CardError as error:
-            raise ValidationError(str(error)) from None
+            at = None if isinstance(value, str) else _fault_index(value)
+            raise ValidationError(str(error) if at is None else {at: [str(error)]}) from None
 
     _LIST_EXPECTED = "expected a list of cards like [\"As\", \"2s\"] or a string like \"As 2s\""
+
+
+def _fault_index(cards: list[str]) -> int | None:
+    """The position of the first card of ``cards`` that is not a card or repeats one (None: all are fine)."""
+    seen: set[Card] = set()
+    for index, text in enumerate(cards):
+        try:
+            card = parse_card(text)
+        except CardError:
+            return index
+        if card in seen:
+            return index
+        seen.add(card)
+    return None
 
 
 class NumberField(fields.Float):

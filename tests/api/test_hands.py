@@ -143,7 +143,9 @@ def test_query_parameters_are_read_strictly(call: Call, query: str, parameter: s
     ("body", "pointer", "detail"),
     [
         ({"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd Zz"}, "#/hand", "unknown card 'Zz'"),
-        ({"hand": ["As", "A♠", "3s", "7h", "7d", "7c", "Kd", "Qd", "Jd", "5c"]}, "#/hand", "duplicate card As"),
+        # in a list, the card at fault is named by its position
+        ({"hand": ["As", "A♠", "3s", "7h", "7d", "7c", "Kd", "Qd", "Jd", "5c"]}, "#/hand/1", "duplicate card As"),
+        ({"hand": ["As", "2s", "3s", "7h", "7d", "7c", "Kd", "Qd", "Jd", "Zz"]}, "#/hand/9", "unknown card 'Zz'"),
         ({"hand": TEN.split()[:9]}, "#/hand", "10 or 11 cards, got 9"),
         ({"hand": [*TEN.split(), "9c", "9d"]}, "#/hand", "10 or 11 cards, got 12"),
         ({"hand": [1, 2]}, "#/hand", "expected a list of cards"),
