@@ -21,7 +21,7 @@ def game(hands: list[HandRecord], rules: Rules) -> render.JSON:
     try:
         return render.game_score(hands, score_game(hands, rules))
     except GameError as error:
-        raise ValidationError({"hands": {error.index: [str(error)]}}) from None
+        raise ValidationError({"hands": {error.index: [error.message]}}) from None
 
 
 def partnership_game(deals: list[tuple[HandRecord, HandRecord]], rules: Rules) -> render.JSON:
@@ -29,7 +29,7 @@ def partnership_game(deals: list[tuple[HandRecord, HandRecord]], rules: Rules) -
     try:
         return render.game_score(*score_partnership_game(deals, rules))
     except GameError as error:
-        raise ValidationError({"deals": {error.index: [str(error)]}}) from None
+        raise ValidationError({"deals": {error.index: [error.message]}}) from None
 
 
 HANDS: list[dict[str, Any]] = [{"winner": 0, "points": 31}, {"winner": 1, "points": 12}, {"winner": None, "points": 0},

@@ -205,11 +205,12 @@ class GameResult:
 
 
 class GameError(ValueError):
-    """A game record that cannot be scored; ``index`` is the hand at fault."""
+    """A game record that cannot be scored; ``index`` is the hand at fault, ``message`` what is wrong."""
 
     def __init__(self, index: int, message: str) -> None:
         super().__init__(f"hand {index}: {message}")
         self.index = index
+        self.message = message
 
 
 EXTRA_BOXES = (0, 1, 2, 4)

@@ -217,6 +217,7 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
 def test_game_input_errors(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
     problem = call("POST", "/v1/games/score", json=body).get_json()
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == pointer
+    assert not problem["errors"][0]["detail"].startswith("hand ")  # the pointer names the hand already
     assert detail in problem["errors"][0]["detail"]
 
 
