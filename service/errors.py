@@ -46,9 +46,11 @@ def problem_body(status: int, detail: str, *, type_: str = "about:blank", **exte
 
 
 def problem(status: int, detail: str, *, headers: Mapping[str, str] | None = None, **members: Any) -> Response:
-    """A problem+json response."""
+    """A problem+json response, its status line in the words of its title (RFC 9110's, not Werkzeug's older
+    "UNPROCESSABLE ENTITY")."""
     body = current_app.json.dumps(problem_body(status, detail, **members))
-    return current_app.response_class(body, status, headers, mimetype=PROBLEM_MEDIA_TYPE)
+    line = f"{status} {TITLES[status]}" if status in TITLES else status
+    return current_app.response_class(body, line, headers, mimetype=PROBLEM_MEDIA_TYPE)
 
 
 def _pointer(path: tuple[str | int, ...]) -> str:

@@ -52,6 +52,7 @@ def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untype
     body = response.get_json()
     assert {"type", "title", "status", "detail"} <= body.keys()
     assert body["status"] == status and body["title"] == TITLES[status]
+    assert response.status == f"{status} {TITLES[status]}"  # the status line says what the title says
     return body  # type: ignore[no-any-return]
 
 
