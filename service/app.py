@@ -46,7 +46,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     observability.init_app(app)
     api = Api(app)
-    register_api(api)
+    register_api(api, app)
     app.extensions["openapi"] = spec_documents(api.spec.to_dict())
     app.register_blueprint(get_swaggerui_blueprint(
         "/docs", "/openapi.json", config={"app_name": app.config["API_TITLE"], "validatorUrl": None}))

@@ -67,6 +67,16 @@ REQUEST_ID_ANSWER: dict[str, Any] = {
     "description": "The request's id: the `X-Request-ID` sent, else a new one (32 hex digits)."}
 
 
+# ``/metrics`` is served by ``service.observability``, outside the API's blueprints; ``register_api`` documents it.
+METRICS_OPERATION: dict[str, Any] = {
+    "tags": ["operations"], "operationId": "getMetrics", "summary": "Prometheus metrics.",
+    "description": "Request counts and latency histograms by method, route and status, in-flight requests, and "
+    "hands analyzed, summed over every worker, in the Prometheus text format.",
+    "responses": {"200": {"description": "The metrics.", "content": {"text/plain": {"schema": {"type": "string"}}}},
+                  "default": {"$ref": "#/components/responses/Error"}},
+}
+
+
 class SpecExtras(BasePlugin):
     """What apispec cannot derive from the code: a schema's ``openapi_extra`` (such as a ``oneOf``
     of required properties), and the ``X-Request-ID`` header on every operation and answer."""
@@ -81,7 +91,7 @@ class SpecExtras(BasePlugin):
         for operation in (operations or {}).values():
             operation.setdefault("parameters", []).append(REQUEST_ID)
             for response in operation.get("responses", {}).values():
-                if isinstance(response, dict):
+                if isinstance(response, dict) and "$ref" not in response:  # a shared response has its own
                     response.setdefault("headers", {})[REQUEST_ID_HEADER] = REQUEST_ID
 
 
@@ -203,9 +213,11 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
         return wrap
 
 
-def register_api(api: Api) -> None:
-    """Register every blueprint of the API."""
+def register_api(api: Api, app: Flask) -> None:
+    """Register every blueprint of the API, and document ``/metrics`` beside them."""
     from . import games, hands, hints, layoffs, ops, rounds, rules
 
     for module in (hands, layoffs, rounds, games, hints, rules, ops):
         api.register_blueprint(module.blp)
+    api.spec.path(rule=next(app.url_map.iter_rules("metrics")), operations={"get": dict(METRICS_OPERATION)},
+                  parameters=[])

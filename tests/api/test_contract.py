@@ -98,6 +98,13 @@ def test_cards_take_the_white_space_of_the_spec_patterns_and_no_other(space: str
     assert _parses(lambda text: parse_hand(text, (10,)), hand) == allowed
 
 
+def test_every_route_but_the_documentation_pages_is_in_the_spec(app: Flask, spec: dict[str, Any]) -> None:
+    """``/metrics`` too, though it is served outside the API's blueprints; ``/docs`` is the spec's own viewer."""
+    served = {rule.rule for rule in app.url_map.iter_rules() if not rule.endpoint.startswith("swagger_ui.")}
+    assert served == set(spec["paths"])
+    assert spec["paths"]["/metrics"]["get"]["responses"]["200"]["content"].keys() == {"text/plain"}
+
+
 def test_every_operation_has_its_own_operation_id(spec: dict[str, Any]) -> None:
     """Client generators name their methods by it."""
     ids = [operation.get("operationId") for _, _, operation in _operations(spec)]
