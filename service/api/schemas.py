@@ -136,7 +136,9 @@ class RoundScoreRequest(RequestSchema):
         "description": "The knocker's 10 cards after the discard, or 11 with `discard`, or 11 melded for big gin."})
     defender = CardsField((10,), required=True)
     knocker_melds = fields.List(CardsField(MELD_SIZES), validate=validate.Length(0, 3), metadata={
-        "description": "The knocker's laid-out melds; missing: the legal layout that scores best."})
+        "description": "The knocker's laid-out melds, scored as given, even where another layout would score more "
+        "(a knocker may lay out any legal melds: all ten melded is gin, fewer a knock); missing: the legal layout "
+        "that scores best."})
     discard = CardField(allow_none=True, metadata={
         "description": "With an 11-card knocker: the card discarded face down."})
     upcard = CardField(allow_none=True, metadata={"description": OKLAHOMA_UPCARD})
