@@ -60,8 +60,13 @@ class RequestSchema(Schema):
         self.error_messages = {**self.error_messages, "unknown": f"unknown field: expected only {names}"}
 
     def on_bind_field(self, field_name: str, field_obj: fields.Field[Any]) -> None:
-        """Name what is missing in the service's own words."""
-        field_obj.error_messages = {**field_obj.error_messages, "required": "required, but missing"}
+        """Say what is missing, null or of the wrong type in the service's own words."""
+        messages = {"required": "required, but missing", "null": "may not be null"}
+        if isinstance(field_obj, fields.List):
+            messages["invalid"] = "expected a list (a JSON array)"
+        elif type(field_obj) is fields.String:
+            messages["invalid"] = "expected a string"
+        field_obj.error_messages = {**field_obj.error_messages, **messages}
 
 
 class AnalyzeRequest(RequestSchema):
@@ -197,7 +202,7 @@ class HandResult(RequestSchema):
 class Deal(RequestSchema):
     """A partnership deal: the two tables' results, winners given as teams 0 and 1."""
 
-    tables = fields.List(fields.Nested(HandResult), required=True, validate=validate.Length(2, 2))
+    tables = fields.List(fields.Nested(HandResult), required=True, validate=validate.Length(equal=2))
 
 
 class GameScoreRequest(RequestSchema):

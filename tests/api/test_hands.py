@@ -204,7 +204,7 @@ def test_a_batch_counts_only_the_hands_it_analyzed(call: Call, client: FlaskClie
 
 @pytest.mark.parametrize(("hands", "detail"), [([], "Length must be between 1 and 1000"),
                                                ([{"hand": TEN}] * 1001, "Length must be between 1 and 1000"),
-                                               ("As", "Not a valid list")])
+                                               ("As", "expected a list (a JSON array)")])
 def test_batch_size_is_bounded(call: Call, hands: object, detail: str) -> None:
     problem = call("POST", "/v1/hands/analyze/batch", json={"hands": hands}).get_json()
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/hands"

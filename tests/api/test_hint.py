@@ -113,6 +113,9 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
         ({"stock_count": 20}, "#/stock_count", "add up to 52"),
         ({"discard_pile": ["4d", "Tc", "As"]}, "#/discard_pile", "As"),
         ({"phase": "shuffle"}, "#/phase", "Must be one of"),
+        ({"phase": 5}, "#/phase", "expected a string"),
+        ({"discard_pile": "4d Tc 7c"}, "#/discard_pile", "expected a list (a JSON array)"),
+        ({"knock_margin": None}, "#/knock_margin", "may not be null"),
         ({"hand": "As 2s 3s 7h 7d Kd Qd Jd 5c Zz"}, "#/hand", "Zz"),
         ({"stock_count": -1}, "#/stock_count", "greater than or equal to 0"),
         ({"stock_count": "29"}, "#/stock_count", "expected an integer"),  # a JSON integer, not a string of digits

@@ -201,6 +201,7 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
         ({"hands": [], "deals": []}, "#", "not both"),
         ({}, "#", "neither was given"),
         ({"hands": [{"winner": 2, "points": 5}]}, "#/hands/0/winner", "Must be one of"),
+        ({"deals": [{"tables": [{"winner": 0, "points": 5}]}]}, "#/deals/0/tables", "Length must be 2."),
         ({"hands": [{"winner": "0", "points": 5}]}, "#/hands/0/winner", "expected an integer"),  # JSON integers only
         ({"hands": [{"winner": 0, "points": "5"}]}, "#/hands/0/points", "expected an integer"),
         ({"hands": [{"winner": 0, "points": 1e30}]}, "#/hands/0/points", "less than or equal to 10000"),
