@@ -88,7 +88,8 @@ def summary(errors: list[dict[str, str]]) -> str:
         if "parameter" in entry:
             where = entry["parameter"] or '""'
         else:
-            where = entry["pointer"].removeprefix("#/") or "request body"
+            pointer = entry["pointer"]
+            where = "request body" if pointer == "#" else pointer.removeprefix("#/") or '""'
         parts.append(f"{where}: {entry['detail']}")
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
     return "; ".join(parts) + more
@@ -167,7 +168,7 @@ def handle_validation_error(error: ValidationError) -> Response:
 def handle_domain_error(error: ValueError) -> Response:
     """A core error on valid-looking input (cards, rules, game record) as a 422."""
     if isinstance(error, RulesError):
-        return handle_validation_error(ValidationError({"rules": {error.field: [error.message]}}))
+        return handle_validation_error(ValidationError({"rules": {f: [p] for f, p in error.problems.items()}}))
     if isinstance(error, HintStateError):
         return handle_validation_error(ValidationError({error.field: [error.message]}))
     return problem(422, str(error), type_=INVALID_INPUT)

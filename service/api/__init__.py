@@ -165,7 +165,7 @@ class Parser(FlaskParser):
         if not is_json_request(req):
             raise UnsupportedMediaType()
         encoding = environ.get("HTTP_CONTENT_ENCODING", "identity")
-        if encoding not in ("", "identity"):
+        if encoding.strip().lower() not in ("", "identity"):  # codings are case-insensitive (RFC 9110)
             raise UnsupportedBodyEncoding(f"the request body is sent with Content-Encoding: {encoding}; "
                                           "send it uncompressed")
         if ";" in environ.get("CONTENT_TYPE", ""):

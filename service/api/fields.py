@@ -180,7 +180,7 @@ def load_rules(preset: str | None, overrides: Mapping[str, object], preset_at_ro
     except RulesError as error:
         if preset_at_root and error.field == "preset":
             raise ValidationError(error.message) from None
-        raise ValidationError({error.field: [error.message]}) from None
+        raise ValidationError({field: [problem] for field, problem in error.problems.items()}) from None
 
 
 def parameter_json_schema(parameter: RuleParameter) -> dict[str, Any]:

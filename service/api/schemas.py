@@ -17,7 +17,16 @@ from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import EXTRA_BOXES, HandRecord, check_drawn_from_discard
-from .fields import CardField, CardsField, IntegerField, NumberField, QueryIntegerField, RulesField, load_rules
+from .fields import (
+    CardField,
+    CardsField,
+    IntegerField,
+    NumberField,
+    QueryIntegerField,
+    RulesField,
+    load_rules,
+    parameter_json_schema,
+)
 
 HAND_SIZES = (10, 11)
 MELD_SIZES = range(3, 12)
@@ -223,14 +232,22 @@ class GameScoreRequest(RequestSchema):
 
 
 def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
-    """A query-string field for one rule parameter (typed, bounded, documented)."""
-    options: dict[str, Any] = {"metadata": {"description": parameter.description}}
+    """A query-string field for one rule parameter (typed, bounded, documented), whose values are checked
+    by the core in the words a JSON body gets."""
+    schema = parameter_json_schema(parameter)
+    metadata: dict[str, Any] = {key: schema[key] for key in ("description", "minimum", "maximum", "enum")
+                                if key in schema}
+
+    def check(value: object) -> None:
+        if problem := parameter.problem(value):
+            raise ValidationError(problem)
+
     if parameter.kind == "boolean":
         return fields.Boolean(truthy={"true"}, falsy={"false"}, error_messages={"invalid": "expected true or false"},
-                              **options)
+                              metadata=metadata)
     if parameter.kind == "integer":
-        return QueryIntegerField(validate=validate.Range(parameter.minimum, parameter.maximum), **options)
-    return fields.String(validate=validate.OneOf(parameter.choices), **options)
+        return QueryIntegerField(validate=check, metadata=metadata)
+    return fields.String(validate=check, metadata=metadata)
 
 
 class _AnalyzeQueryBase(RequestSchema):
@@ -241,7 +258,8 @@ class _AnalyzeQueryBase(RequestSchema):
         unknown = RAISE
 
     hand = CardsField(HAND_SIZES, text_only=True, required=True)
-    rules = fields.String(validate=validate.OneOf(list(PRESETS)), metadata={"description": "A preset name."})
+    rules = fields.String(validate=validate.OneOf(list(PRESETS), error='unknown preset "{input}"; expected one of '
+                                                 "{choices}"), metadata={"description": "A preset name."})
     upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(metadata={"description": DRAWN_FROM_DISCARD})
 

@@ -268,6 +268,8 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
     if state.phase == "first_upcard":
         if state.upcard is None:
             raise HintStateError("upcard", "the first_upcard phase needs the upcard")
+        if _check_cards("upcard", (state.upcard,)) & hand:
+            raise HintStateError("upcard", f"{format_card(state.upcard)} is also in hand")
         if pile_cards not in ((), (state.upcard,)):
             raise HintStateError("discard_pile", "in the first_upcard phase the pile holds only the upcard")
         pile_cards = (state.upcard,)
@@ -302,7 +304,7 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
         _check_cards("drawn_from_discard", (state.drawn_from_discard,))
         if not hand >> state.drawn_from_discard & 1:
             raise HintStateError("drawn_from_discard", f"{format_card(state.drawn_from_discard)} is not in hand")
-    _check_turn_order(state)
+    _check_turn_order(state, rules)
     return _Checked(hand, pile, known, FULL_DECK & ~seen, upcard_refused(state))
 
 
@@ -313,7 +315,7 @@ def upcard_refused(state: GameState) -> bool:
             and not state.opponent_discards)
 
 
-def _check_turn_order(state: GameState) -> None:
+def _check_turn_order(state: GameState, rules: Rules) -> None:
     """The pile's top card against the turns: the opponent's last discard stays on top until this
     player takes it, before any stock draw a card in hand beyond ten came from the pile, and past
     the player's first turn the opponent has discarded."""
@@ -337,16 +339,27 @@ def _check_turn_order(state: GameState) -> None:
     if taken is None and thrown and state.discard_pile[-1:] != thrown[-1:]:
         raise HintStateError("discard_pile", f"the opponent's last discard, {format_card(thrown[-1])}, "
                              "is on top of the pile until it is taken")
-    _check_turn_count(state)
+    _check_turn_count(state, rules)
 
 
-def _check_turn_count(state: GameState) -> None:
+def _check_turn_count(state: GameState, rules: Rules) -> None:
     """The opponent's discards against what went on in its turns and ours. Turns alternate and each
     ends with one discard, so the opponent has had as many turns as it discarded, and we as many or
     one fewer. It takes at most one card from the pile a turn, and a card that was neither the upcard
-    nor its discard reached the pile as ours. (The stock count follows: the cards add up to 52.)"""
+    nor its discard reached the pile as ours. A card it threw comes back to it only when we take it, throw it
+    again and it takes it: unless the card taken from the pile may be thrown at once, that is three of its
+    turns at least. (The stock count follows: the cards add up to 52.)"""
     thrown, known = state.opponent_discards, state.opponent_hand_known
     turns = len(thrown)
+    least_gap = 1 if rules.discard_pickup_allowed else 3
+    last_thrown: dict[Card, int] = {}
+    for turn, card in enumerate(thrown, 1):
+        if turn - last_thrown.get(card, -least_gap) < least_gap:
+            raise HintStateError("opponent_discards", f"{format_card(card)} is discarded in the opponent's turns "
+                                 f"{last_thrown[card]} and {turn}; it can have it back only after we take it and "
+                                 "throw it again, and neither of us may throw the card just taken from the pile: "
+                                 "at least 3 turns apart")
+        last_thrown[card] = turn
     if len(known) > turns:
         raise HintStateError("opponent_hand_known", f"{_count(len(known), 'card')} taken from the pile, but the "
                              f"opponent has had {_count(turns, 'turn')} (one a discard) and takes at most one "

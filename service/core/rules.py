@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args
@@ -13,7 +14,14 @@ Shutout = Literal["double_bonus", "double_score", "none"]
 
 
 class RulesError(FieldError):
-    """A rules value that is unknown or out of range; ``field`` names the parameter."""
+    """Rules values that are unknown or out of range: ``problems`` maps each parameter at fault to
+    what is wrong with it; ``field`` and ``message`` are the first of them."""
+
+    def __init__(self, problems: Mapping[str, str]) -> None:
+        field, message = next(iter(problems.items()))
+        super().__init__(field, message)
+        self.problems = dict(problems)
+        self.args = ("; ".join(f"{name}: {problem}" for name, problem in self.problems.items()),)
 
 
 @dataclass(frozen=True)
@@ -38,9 +46,10 @@ class Rules:
     stock_end: int = 2
 
     def __post_init__(self) -> None:
-        """Every value within its parameter's type and range (``RulesError`` naming the first that is not)."""
-        for parameter in RULE_PARAMETERS:
-            _check_value(parameter, getattr(self, parameter.name))
+        """Every value within its parameter's type and range (``RulesError`` naming each that is not)."""
+        problems = {p.name: problem for p in RULE_PARAMETERS if (problem := p.problem(getattr(self, p.name)))}
+        if problems:
+            raise RulesError(problems)
 
 
 _DEFAULTS = {f.name: f.default for f in fields(Rules)}
@@ -67,6 +76,25 @@ class RuleParameter:
         """JSON type of the parameter: integer, boolean or string."""
         value = self.default if self.default is not None else 0
         return {bool: "boolean", int: "integer", str: "string"}[type(value)]
+
+    def problem(self, value: object) -> str | None:
+        """What is wrong with a value for this parameter, or None when it is within its type and range."""
+        if value is None:
+            return None if self.nullable else "may not be null"
+        if self.kind == "boolean":
+            return None if isinstance(value, bool) else f"expected true or false, got {_describe(value)}"
+        if self.kind == "integer":
+            fraction = isinstance(value, float) and not value.is_integer()
+            if isinstance(value, bool) or not isinstance(value, int | float) or fraction:
+                return f"expected an integer, got {_describe(value)}"
+            if self.minimum is not None and value < self.minimum:
+                return f"expected at least {self.minimum}, got {_describe(value)}"
+            if self.maximum is not None and value > self.maximum:
+                return f"expected at most {self.maximum}, got {_describe(value)}"
+            return None if isinstance(value, int) else f"expected an integer, got {_describe(value)}"
+        if value in self.choices:
+            return None
+        return f"expected one of {', '.join(self.choices)}, got {_describe(value)}"
 
 
 RULE_PARAMETERS: tuple[RuleParameter, ...] = (
@@ -104,26 +132,20 @@ _PARAMETERS_BY_NAME = {p.name: p for p in RULE_PARAMETERS}
 assert set(_PARAMETERS_BY_NAME) == {f.name for f in fields(Rules)}
 
 
-def _check_value(parameter: RuleParameter, value: object) -> None:
-    name = parameter.name
-    if value is None:
-        if not parameter.nullable:
-            raise RulesError(name, "may not be null")
-        return
-    if parameter.kind == "boolean":
-        if not isinstance(value, bool):
-            raise RulesError(name, "expected true or false")
-    elif parameter.kind == "integer":
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise RulesError(name, f"expected an integer, got {value!r}")
-        if parameter.minimum is not None and value < parameter.minimum:
-            raise RulesError(name, f"expected at least {parameter.minimum}, got {value}")
-        if parameter.maximum is not None and value > parameter.maximum:
-            raise RulesError(name, f"expected at most {parameter.maximum}, got {value}")
-        if not isinstance(value, int):
-            raise RulesError(name, f"expected an integer, got {value!r}")
-    elif value not in parameter.choices:
-        raise RulesError(name, f"expected one of {', '.join(parameter.choices)}, got {value!r}")
+def _describe(value: object) -> str:
+    """A short, bounded description of a value given for a parameter (it may be anything a client
+    sent, so never its full ``repr``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return repr(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit integer"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value if len(value) <= 40 else value[:40] + "...", ensure_ascii=False)
+    if isinstance(value, list | tuple):
+        return "a list"
+    return "an object" if isinstance(value, dict) else f"a {type(value).__name__}"
 
 
 DEFAULT_RULES = Rules()
@@ -195,9 +217,10 @@ def resolve_rules(preset: str | None = None, overrides: Mapping[str, object] | N
     elif preset in PRESETS:
         base = PRESETS[preset].rules
     else:
-        raise RulesError("preset", f"unknown preset {preset!r}; expected one of {', '.join(PRESETS)}")
+        raise RulesError({"preset": f"unknown preset {_describe(preset)}; expected one of {', '.join(PRESETS)}"})
     changes: dict[str, Any] = dict(overrides or {})
-    for name in changes:
-        if name not in _PARAMETERS_BY_NAME:
-            raise RulesError(name, "unknown rule parameter")
-    return replace(base, **changes) if changes else base  # checked by Rules itself
+    if any(name not in _PARAMETERS_BY_NAME for name in changes):  # else Rules itself names every fault
+        problems = {name: "unknown rule parameter" if name not in _PARAMETERS_BY_NAME
+                    else _PARAMETERS_BY_NAME[name].problem(value) for name, value in changes.items()}
+        raise RulesError({name: problem for name, problem in problems.items() if problem})
+    return replace(base, **changes) if changes else base

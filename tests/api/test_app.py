@@ -95,7 +95,7 @@ def test_a_compressed_body_is_refused_with_the_encoding_the_service_reads(call: 
                     headers={"Content-Encoding": "br"})
     assert _problem(response, 415)["detail"].startswith("the request body is sent with Content-Encoding: br")
     assert response.headers["Accept-Encoding"] == "identity"
-    for encoding in ("identity", ""):  # an empty Content-Encoding names no coding either
+    for encoding in ("identity", "", "IDENTITY", "Identity"):  # empty names no coding; codings ignore case
         plain = {"content_type": "application/json; charset=UTF-8", "headers": {"Content-Encoding": encoding}}
         assert call("POST", "/v1/hands/analyze", data=f'{{"hand": "{TEN}"}}', **plain).status_code == 200
 
@@ -171,9 +171,10 @@ def test_unexpected_error_is_a_500_that_leaks_nothing(caplog: pytest.LogCaptureF
     ("error", "expected"),
     [
         (CardError("duplicate card As", card="As"), {"detail": "duplicate card As"}),
-        (RulesError("knock_limit", "must be 0 to 10"),
-         {"detail": "rules/knock_limit: must be 0 to 10",
-          "errors": [{"pointer": "#/rules/knock_limit", "detail": "must be 0 to 10"}]}),
+        (RulesError({"knock_limit": "must be 0 to 10", "target": "must be 1 or more"}),
+         {"detail": "rules/knock_limit: must be 0 to 10; rules/target: must be 1 or more",
+          "errors": [{"pointer": "#/rules/knock_limit", "detail": "must be 0 to 10"},
+                     {"pointer": "#/rules/target", "detail": "must be 1 or more"}]}),
         (GameError(3, "the knocker has 12 deadwood"), {"detail": "hand 3: the knocker has 12 deadwood"}),
     ],
 )
@@ -240,6 +241,42 @@ def test_the_detail_names_the_first_three_faults_and_counts_the_rest(call: Call,
     assert len(body["errors"]) == faults
     named = "; ".join(f"{error['parameter']}: {error['detail']}" for error in body["errors"][:3])
     assert body["detail"] == named + rest
+
+
+DEEP_LIST = "[" * 1000 + "]" * 1000  # within the JSON parser's depth limit, past Python's recursion limit
+
+
+@pytest.mark.parametrize("path", ["/v1/hands/analyze", "/v1/hands/analyze/batch", "/v1/layoffs",
+                                  "/v1/rounds/score", "/v1/games/score", "/v1/hint"])
+def test_a_rule_value_nested_1000_deep_is_a_422_on_every_operation(call: Call, path: str) -> None:
+    """Found by a hostile-input audit: the rule's message printed the value and overflowed the stack (a 500)."""
+    response = call("POST", path, data=f'{{"rules": {{"knock_limit": {DEEP_LIST}}}}}', content_type="application/json")
+    errors = _problem(response, 422)["errors"]
+    assert {"pointer": "#/rules/knock_limit", "detail": "expected an integer, got a list"} in errors
+
+
+def test_a_batch_item_with_a_deeply_nested_rule_gets_its_own_problem(call: Call) -> None:
+    item = f'{{"hand": "{TEN}", "rules": {{"shutout": {DEEP_LIST}}}}}'
+    response = call("POST", "/v1/hands/analyze/batch", data=f'{{"hands": [{{"hand": "{TEN}"}}, {item}]}}',
+                    content_type="application/json")
+    fine, bad = response.get_json()["results"]
+    assert fine["status"] == 200 and bad["status"] == 422
+    assert bad["problem"]["errors"] == [{"pointer": "#/hands/1/rules/shutout",
+                                         "detail": "expected one of double_bonus, double_score, none, got a list"}]
+
+
+def test_every_bad_rule_parameter_is_named_at_once(call: Call) -> None:
+    rules = {"shutout": "bad", "knock_limit": 10.5, "target": 0}
+    body = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "rules": rules}), 422)
+    assert body["errors"] == [
+        {"pointer": "#/rules/knock_limit", "detail": "expected an integer, got 10.5"},
+        {"pointer": "#/rules/target", "detail": "expected at least 1, got 0"},
+        {"pointer": "#/rules/shutout", "detail": 'expected one of double_bonus, double_score, none, got "bad"'},
+    ]
+
+
+def test_a_fault_of_the_whole_body_is_called_the_request_body(call: Call) -> None:
+    assert _problem(call("POST", "/v1/hands/analyze", json=[]), 422)["detail"].startswith("request body: ")
 
 
 def test_a_query_string_beside_a_json_body_is_refused_not_ignored(call: Call) -> None:

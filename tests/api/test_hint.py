@@ -127,6 +127,10 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
          "2 cards taken from the pile, but the opponent has had 1 turn"),
         ({"discard_pile": ["4d", "Tc", "2c", "3c", "7c"], "stock_count": 27}, "#/discard_pile",
          "3 cards in the pile or taken from it were neither the upcard nor the opponent's discards"),
+        # the opponent threw 7c in two turns running: we would have had to take it and throw it straight back
+        ({"opponent_discards": ["7c", "7c"]}, "#/opponent_discards", "7c is discarded in the opponent's turns 1 and 2"),
+        ({"phase": "first_upcard", "upcard": "As", "discard_pile": [], "stock_count": 31, "opponent_discards": []},
+         "#/upcard", "As is also in hand"),
     ],
 )
 def test_impossible_states_are_422_naming_the_field(call: Call, change: dict[str, Any], pointer: str,
@@ -135,3 +139,9 @@ def test_impossible_states_are_422_naming_the_field(call: Call, change: dict[str
     problem = response.get_json()
     assert response.status_code == 422 and response.mimetype == "application/problem+json"
     assert problem["errors"][0]["pointer"] == pointer and fragment in problem["detail"], problem
+
+
+def test_a_card_thrown_straight_back_may_come_round_again_where_the_rules_allow_it(call: Call) -> None:
+    """With ``discard_pickup_allowed`` we may take the opponent's 7c and throw it back, and so may it."""
+    state = {**DRAW_STATE, "opponent_discards": ["7c", "7c"], "rules": "gra"}
+    assert call("POST", "/v1/hint", json=state).status_code == 200

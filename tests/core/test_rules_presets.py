@@ -81,7 +81,11 @@ def test_big_gin_may_be_switched_off() -> None:
     ("values", "field", "fragment"),
     [
         ({"knock_limit": 50}, "knock_limit", "at most 10"),
-        ({"knock_limit": "x"}, "knock_limit", "expected an integer, got 'x'"),
+        ({"knock_limit": "x"}, "knock_limit", 'expected an integer, got "x"'),
+        ({"knock_limit": 10.5}, "knock_limit", "expected an integer, got 10.5"),
+        ({"knock_limit": 10**400}, "knock_limit", "expected at most 10, got a 1329-bit integer"),
+        ({"knock_limit": [[[]]]}, "knock_limit", "expected an integer, got a list"),
+        ({"shutout": "x" * 10_000}, "shutout", 'got "x{40}..."$'),
         ({"knock_limit": 5.0}, "knock_limit", "expected an integer, got 5.0"),  # the library takes ints only
         ({"knock_limit": 1e30}, "knock_limit", r"expected at most 10, got 1e\+30"),
         ({"shutout": "bogus"}, "shutout", "expected one of"),
@@ -95,3 +99,24 @@ def test_rules_made_directly_are_checked_too(values: dict[str, object], field: s
     assert caught.value.field == field
     with pytest.raises(RulesError):
         dataclasses.replace(Rules(), **values)  # type: ignore[arg-type]
+
+
+def test_a_value_nested_past_the_recursion_limit_is_described_not_printed() -> None:
+    value: object = []
+    for _ in range(5_000):
+        value = [value]
+    with pytest.raises(RulesError, match=r"knock_limit: expected an integer, got a list$"):
+        resolve_rules(None, {"knock_limit": value})
+
+
+def test_every_bad_parameter_is_named_at_once() -> None:
+    with pytest.raises(RulesError) as caught:
+        resolve_rules("oklahoma", {"shutout": "bad", "knock_limit": 11, "target": 0})
+    assert caught.value.problems == {
+        "knock_limit": "expected at most 10, got 11",
+        "target": "expected at least 1, got 0",
+        "shutout": 'expected one of double_bonus, double_score, none, got "bad"',
+    }
+    with pytest.raises(RulesError) as caught:
+        resolve_rules(None, {"knock_limt": 5, "target": 0})
+    assert caught.value.problems == {"knock_limt": "unknown rule parameter", "target": "expected at least 1, got 0"}
