@@ -16,7 +16,7 @@ from ..core.cards import SPACE, Card, CardError, Hand, parse_card, parse_hand
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, resolve_rules
 
 _RANKS = "(10|[2-9ATJQKatjqk])"
-_SUITS = r"[shdcSHDC♠♥♦♣♤♡♢♧]\uFE0F?"
+_SUITS = r"[shdcSHDC♠♥♦♣♤♡♢♧][\uFE0E\uFE0F]?"
 _SPACE = f"[{SPACE}]"  # ECMAScript's \s, spelt out: Python's differs, and the parser and its validators use both
 CARD_PATTERN = rf"^{_SPACE}*{_RANKS}{_SPACE}*{_SUITS}{_SPACE}*$"
 """One card as the core parses it: rank A 2-9 T/10 J Q K (any case), suit s h d c or a symbol."""

@@ -72,8 +72,9 @@ SPACE = r"\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufe
 r"""The white space allowed around a card, as the body of a regular-expression class: exactly what
 ``\s`` matches in ECMAScript, the dialect of the OpenAPI patterns. (Python's ``\s`` is not the same:
 it also matches U+001C-U+001F and U+0085, and not U+FEFF.)"""
-# A suit symbol may carry the emoji presentation selector (U+FE0F) that phone keyboards add: 5♣️.
-_CARD_RE = re.compile(rf"^[{SPACE}]*(10|[2-9atjqkAJQKT])[{SPACE}]*([shdcSHDC♠♥♦♣♤♡♢♧])\uFE0F?[{SPACE}]*$")
+# A suit symbol may carry a presentation selector: the emoji one (U+FE0F) that phone keyboards add,
+# 5♣️, or the text one (U+FE0E).
+_CARD_RE = re.compile(rf"^[{SPACE}]*(10|[2-9atjqkAJQKT])[{SPACE}]*([shdcSHDC♠♥♦♣♤♡♢♧])[\uFE0E\uFE0F]?[{SPACE}]*$")
 _SEPARATORS_RE = re.compile(rf"[{SPACE},]+")
 _SUIT_OF = {
     **{c: i for i, c in enumerate(SUIT_CHARS)},

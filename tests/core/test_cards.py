@@ -77,6 +77,7 @@ def test_every_spelling_of_every_card_parses_to_it() -> None:
         ("Q♦", "Qd"),
         (" 7d ", "7d"),
         ("5♣\ufe0f", "5c"),  # as phone keyboards send it: the emoji presentation selector after the suit
+        ("5♣\ufe0e", "5c"),  # the text presentation selector
     ],
 )
 def test_spellings_from_the_brief(text: str, expected: str) -> None:
