@@ -310,9 +310,11 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
 
 def upcard_refused(state: GameState) -> bool:
     """Whether both players passed the first upcard, so that the player to draw must take the stock:
-    the draw phase with the upcard alone on the pile, before anyone has drawn from the stock or discarded."""
-    return (state.phase == "draw" and state.stock_count == FULL_STOCK and state.discard_pile == (state.upcard,)
-            and not state.opponent_discards)
+    the draw phase with the upcard alone on the pile, before anyone has drawn from the stock or discarded
+    (then the pile's one card is the upcard, given or not)."""
+    pile = state.discard_pile
+    return (state.phase == "draw" and state.stock_count == FULL_STOCK and len(pile) == 1
+            and state.upcard in (None, pile[0]) and not state.opponent_discards)
 
 
 def _check_turn_order(state: GameState, rules: Rules) -> None:
@@ -323,6 +325,8 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
     if state.phase == "first_upcard":
         if thrown:
             raise HintStateError("opponent_discards", "nobody has discarded before the first upcard is decided")
+        if state.opponent_hand_known:
+            raise HintStateError("opponent_hand_known", "nobody has taken a card before the first upcard is decided")
         return
     if state.phase == "discard":
         if state.stock_count == FULL_STOCK and taken is None:
@@ -364,8 +368,9 @@ def _check_turn_count(state: GameState, rules: Rules) -> None:
         raise HintStateError("opponent_hand_known", f"{_count(len(known), 'card')} taken from the pile, but the "
                              f"opponent has had {_count(turns, 'turn')} (one a discard) and takes at most one "
                              "card from the pile a turn")
-    from_opponent = hand_from_cards(thrown) | (0 if state.upcard is None else card_bit(state.upcard))
-    ours = ((hand_from_cards(state.discard_pile) | hand_from_cards(known)) & ~from_opponent).bit_count()
+    upcard = _dealt_upcard(state)
+    not_ours = hand_from_cards(thrown) | (0 if upcard is None else card_bit(upcard))
+    ours = ((hand_from_cards(state.discard_pile) | hand_from_cards(known)) & ~not_ours).bit_count()
     if ours > turns:
         raise HintStateError("discard_pile", f"{_count(ours, 'card')} in the pile or taken from it were neither "
                              "the upcard nor the opponent's discards, so they are our discards; but we have had "
@@ -374,6 +379,15 @@ def _check_turn_count(state: GameState, rules: Rules) -> None:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _dealt_upcard(state: GameState) -> Card | None:
+    """The upcard where it can lie without having been thrown again: at the bottom of the pile, or taken
+    (in hand or the opponent's). Not given, the pile's bottom card may be it."""
+    upcard, pile = state.upcard, state.discard_pile
+    if upcard is None:
+        return pile[0] if pile else None
+    return upcard if pile[:1] == (upcard,) or upcard not in pile else None
 
 
 def _first_turn(state: GameState) -> bool:
@@ -398,7 +412,8 @@ def _check_stock(state: GameState, rules: Rules, face_up: int) -> None:
         raise HintStateError("stock_count", f"the cards do not add up to 52: {len(state.hand)} in hand + "
                              f"{HAND_SIZE} held by the opponent + {face_up - len(state.hand)} in the pile + "
                              f"{count} in the stock = {total}")
-    least = rules.stock_end if state.phase == "discard" else rules.stock_end + 1
+    drew_from_stock = state.phase == "discard" and state.drawn_from_discard is None
+    least = rules.stock_end if drew_from_stock else rules.stock_end + 1  # a discard that left stock_end ended it
     if count < least:
         raise HintStateError("stock_count", f"with {_count(count, 'card')} left the hand is already over "
                              f"(it ends when {rules.stock_end} are left)")
@@ -931,7 +946,7 @@ def _discard_hint(context: _Context) -> Hint:
     state, rules, config = context.state, context.rules, context.config
     hand = context.checked.hand
     forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
-    knocks = _knocks(context)
+    knocks = _knocks(context, hand, state.drawn_from_discard)
     continues = context.best_continuation(hand, forbidden, second_draw=True)
     continue_alternatives = [_continue_alternative(c) for c in continues]
     knock_alternatives = [_knock_alternative(k, context) for k in knocks]
@@ -954,13 +969,13 @@ def _discard_hint(context: _Context) -> Hint:
     return Hint(Action("discard", best.card), tuple(alternatives), close, reason, melds, len(context.samples))
 
 
-def _knocks(context: _Context) -> list[_Knock]:
-    """Big gin, gin and knocks, best first."""
-    state, rules, hand = context.state, context.rules, context.checked.hand
+def _knocks(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
+    """Big gin, gin and knocks with an eleven-card ``hand`` (``taken`` from the pile, if so), best first."""
+    rules = context.rules
     found = []
     if rules.big_gin_bonus is not None and context.deadwood(hand) == 0:
         found.append(context.score_knock(Action("big_gin"), Arrangement.of(hand, _melds_of(hand))))
-    for option in knock_options(hand, rules, state.upcard, state.drawn_from_discard):
+    for option in knock_options(hand, rules, context.state.upcard, taken):
         action = Action("gin" if option.gin else "knock", option.card)
         found.append(context.score_knock(action, option.arrangement))
     bonus = {"big_gin": rules.big_gin_bonus or 0, "gin": rules.gin_bonus}
@@ -1011,21 +1026,19 @@ def _draw_hint(context: _Context) -> Hint:
     comparable = take.unit == stock.unit
     close = comparable and abs(take.evaluation - stock.evaluation) < context.config.close_margin
     reason = _draw_reason(choice, top, take, stock, hand)
-    melds = _melds_of((hand | card_bit(top)) & ~card_bit(take.then_discard or top)) if choice == take_action \
-        else _melds_of(hand)
+    kept = hand | card_bit(top)
+    if take.then_discard is not None:  # None: big gin, all eleven kept
+        kept &= ~card_bit(take.then_discard)
+    melds = _melds_of(kept) if choice == take_action else _melds_of(hand)
     return Hint(choice, alternatives, close, reason, melds, len(context.samples))
 
 
 def _take_value(context: _Context, hand: Hand, top: Card) -> Alternative:
-    """Taking the pile's top card: a knock it allows right away, else the best discard after it."""
-    rules, state = context.rules, context.state
+    """Taking the pile's top card: a knock (or gin, or big gin) it allows right away, else the best discard
+    after it."""
+    rules = context.rules
     drawn = hand | card_bit(top)
-    best_knock: _Knock | None = None
-    for option in knock_options(drawn, rules, state.upcard, top):
-        action = Action("gin" if option.gin else "knock", option.card)
-        knock = context.score_knock(action, option.arrangement)
-        if best_knock is None or knock.expected_points > best_knock.expected_points:
-            best_knock = knock
+    best_knock = max(_knocks(context, drawn, top), key=lambda knock: knock.expected_points, default=None)
     if best_knock is not None and context.worth_knocking(best_knock):
         return Alternative(Action("take_upcard"), best_knock.expected_points, "points", best_knock.deadwood,
                            best_knock.expected_points, best_knock.undercut_risk, then_discard=best_knock.action.card)
@@ -1096,7 +1109,8 @@ def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternativ
     card = format_card(top)
     if choice.type == "take_upcard":
         if take.unit == "points":
-            kind = "gin" if take.deadwood == 0 else f"a knock with {take.deadwood} deadwood"
+            kind = "big gin" if take.then_discard is None else "gin" if take.deadwood == 0 \
+                else f"a knock with {take.deadwood} deadwood"
             return f"Take {card}: it allows {kind} right away."
         then = format_card(take.then_discard) if take.then_discard is not None else "?"
         return (f"Take {card} and discard {then}: {take.deadwood} deadwood, evaluated {take.evaluation:+.1f} "

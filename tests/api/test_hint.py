@@ -131,6 +131,10 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
         ({"opponent_discards": ["7c", "7c"]}, "#/opponent_discards", "7c is discarded in the opponent's turns 1 and 2"),
         ({"phase": "first_upcard", "upcard": "As", "discard_pile": [], "stock_count": 31, "opponent_discards": []},
          "#/upcard", "As is also in hand"),
+        ({"phase": "first_upcard", "discard_pile": [], "stock_count": 31, "opponent_discards": [],
+          "opponent_hand_known": ["Tc"]}, "#/opponent_hand_known", "nobody has taken a card before the first upcard"),
+        # 4d above Tc was taken and thrown again, by us: with Tc that is two discards of ours in one turn each
+        ({"discard_pile": ["Tc", "4d", "7c"]}, "#/discard_pile", "2 cards in the pile or taken from it"),
     ],
 )
 def test_impossible_states_are_422_naming_the_field(call: Call, change: dict[str, Any], pointer: str,
@@ -145,3 +149,30 @@ def test_a_card_thrown_straight_back_may_come_round_again_where_the_rules_allow_
     """With ``discard_pickup_allowed`` we may take the opponent's 7c and throw it back, and so may it."""
     state = {**DRAW_STATE, "opponent_discards": ["7c", "7c"], "rules": "gra"}
     assert call("POST", "/v1/hint", json=state).status_code == 200
+
+
+def test_a_state_without_the_optional_upcard_is_read_as_with_it(call: Call) -> None:
+    """The pile's bottom card may be the upcard (found by an audit: every turn after a passed upcard was a 422)."""
+    without = {key: value for key, value in DRAW_STATE.items() if key != "upcard"}
+    assert call("POST", "/v1/hint", json=without).get_json() == call("POST", "/v1/hint", json=DRAW_STATE).get_json()
+    first_draw = {"hand": DRAW_STATE["hand"], "phase": "draw", "discard_pile": ["7c"], "stock_count": 31}
+    answer = call("POST", "/v1/hint", json=first_draw).get_json()
+    assert [a["action"]["type"] for a in answer["alternatives"]] == ["draw_stock"]  # both passed 7c
+
+
+def test_no_card_is_taken_from_the_pile_after_the_discard_that_ended_the_hand(call: Call) -> None:
+    """Found by an audit, from a simulated hand: the opponent's discard of Qc left 2 cards in the stock, so
+    the hand was a draw; the draw phase after it was refused, the discard phase after taking Qc was not."""
+    pile = ["2c", "8d", "Ks", "Jd", "5s", "Ad", "Ac", "8h", "8c", "7h", "2h", "7c", "6s", "Kh", "Th", "2s", "Qd",
+            "3s", "4h", "6h", "As", "Ts", "Kc", "3c", "4c", "2d", "Qh", "3d", "9s", "Qc"]
+    thrown = ["5c", "Ad", "7c", "Jd", "5s", "Ad", "8h", "8c", "2h", "Tc", "3s", "5d", "Kh", "Th", "2s", "9d", "4h",
+              "As", "Kc", "4c", "Qh", "3d", "Qc"]
+    late: dict[str, Any] = {"hand": "Js 3h 6d 7d 9d Td Kd 5c Tc Jc", "phase": "draw", "upcard": "2c",
+                            "stock_count": 2, "discard_pile": pile, "opponent_hand_known": ["8s", "4d", "5d"],
+                            "opponent_discards": thrown}
+    taken = {**late, "phase": "discard", "hand": late["hand"] + " Qc", "discard_pile": pile[:-1],
+             "drawn_from_discard": "Qc"}
+    for state in (late, taken):
+        problem = call("POST", "/v1/hint", json=state).get_json()
+        assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/stock_count", problem
+        assert "the hand is already over" in problem["detail"]

@@ -666,15 +666,28 @@ def test_draws_from_the_stock_when_the_pile_card_helps_nothing() -> None:
 
 
 @pytest.mark.parametrize("samples", [0, DEFAULT_CONFIG.samples])
-def test_takes_an_upcard_that_allows_gin_at_once(samples: int) -> None:
+@pytest.mark.parametrize("big_gin", [True, False])
+def test_takes_an_upcard_that_allows_gin_at_once(samples: int, big_gin: bool) -> None:
     """Gin is always taken, also with the opponent model off, where a knock's expected points are 0 (and
-    passing, with ten cards already melded, expects no deadwood either)."""
+    passing, with ten cards already melded, expects no deadwood either). With 8h all eleven cards meld: big
+    gin where it is played (the take's plan is the move the engine makes next), else gin."""
     state = GameState(hand=cards("As 2s 3s 4s 5h 6h 7h 9c 9d 9s"), phase="first_upcard", upcard=parse_card("8h"),
                       discard_pile=cards("8h"), stock_count=31)
-    advice = hint(state, Rules(), config=replace(DEFAULT_CONFIG, samples=samples))
-    assert advice.action == Action("take_upcard") and advice.alternatives[0].deadwood == 0
-    assert advice.alternatives[0].then_discard in cards("As 4s 5h")  # 8h may not go straight back
-    assert advice.reason == "Take 8h: it allows gin right away."
+    rules = Rules() if big_gin else Rules(big_gin_bonus=None)
+    advice = hint(state, rules, config=replace(DEFAULT_CONFIG, samples=samples))
+    take = advice.alternatives[0]
+    assert advice.action == Action("take_upcard") and take.deadwood == 0
+    if big_gin:
+        assert take.then_discard is None and advice.reason == "Take 8h: it allows big gin right away."
+        assert len(advice.melds) == 3 and sum(meld.bit_count() for meld in advice.melds) == 11
+        after = replace(state, hand=(*state.hand, parse_card("8h")), phase="discard", discard_pile=(),
+                        drawn_from_discard=parse_card("8h"))
+        next_move = hint(after, rules, config=replace(DEFAULT_CONFIG, samples=samples))
+        assert next_move.action == Action("big_gin") and next_move.alternatives[0].expected_points == \
+            take.expected_points
+    else:
+        assert take.then_discard in cards("As 4s 5h")  # 8h may not go straight back
+        assert advice.reason == "Take 8h: it allows gin right away."
 
 
 def test_takes_an_upcard_that_allows_a_knock_at_once() -> None:
