@@ -10,9 +10,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from marshmallow import ValidationError, fields
+from marshmallow import ValidationError, fields, validate
 
 from ..core.cards import SPACE, Card, CardError, Hand, parse_card, parse_hand
+from ..core.errors import describe_value
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, resolve_rules
 
 _RANKS = "(10|[2-9ATJQKatjqk])"
@@ -99,8 +100,36 @@ def _fault_index(cards: list[str]) -> int | None:
     return None
 
 
+class Range(validate.Range):
+    """marshmallow's inclusive Range, worded as the core words its ranges: the bound crossed, and the value."""
+
+    def __call__(self, value: Any) -> Any:
+        if self.min is not None and value < self.min:
+            raise ValidationError(f"expected at least {self.min}, got {describe_value(value)}")
+        if self.max is not None and value > self.max:
+            raise ValidationError(f"expected at most {self.max}, got {describe_value(value)}")
+        return value
+
+
+class OneOf(validate.OneOf):
+    """marshmallow's OneOf, worded as the core words its choices."""
+
+    default_message = "expected one of {choices}, got {input}"
+
+
+class Length(validate.Length):
+    """marshmallow's Length, worded as the rest of the service's messages."""
+
+    message_min = "expected at least {min} items"
+    message_max = "expected at most {max} items"
+    message_all = "expected {min} to {max} items"
+    message_equal = "expected exactly {equal} items"
+
+
 class NumberField(fields.Float):
     """A JSON number: unlike marshmallow's Float, a string of digits is refused."""
+
+    default_error_messages = {"invalid": "expected a number, like 20"}  # noqa: RUF012 (marshmallow reads it from the class)
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):

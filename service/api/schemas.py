@@ -21,8 +21,11 @@ from .fields import (
     CardField,
     CardsField,
     IntegerField,
+    Length,
     NumberField,
+    OneOf,
     QueryIntegerField,
+    Range,
     RulesField,
     load_rules,
     parameter_json_schema,
@@ -116,14 +119,14 @@ class BatchItems(fields.List[Any]):
 class BatchAnalyzeRequest(RequestSchema):
     """Up to 1,000 hands; ``rules`` applies to every hand that has none of its own."""
 
-    hands = BatchItems(fields.Nested(AnalyzeRequest), required=True, validate=validate.Length(1, BATCH_LIMIT))
+    hands = BatchItems(fields.Nested(AnalyzeRequest), required=True, validate=Length(1, BATCH_LIMIT))
     rules = RulesField(load_default=resolve_rules)
 
 
 class LayoffsRequest(RequestSchema):
     """The knocker's melds and the defender's ten cards."""
 
-    knocker_melds = fields.List(CardsField(MELD_SIZES), required=True, validate=validate.Length(1, 3),
+    knocker_melds = fields.List(CardsField(MELD_SIZES), required=True, validate=Length(1, 3),
                                 metadata={"description": "The melds the knocker laid out (layoffs name them "
                                           "by their index in this list)."})
     defender = CardsField((10,), required=True)
@@ -149,7 +152,7 @@ class RoundScoreRequest(RequestSchema):
     knocker = CardsField(HAND_SIZES, required=True, metadata={
         "description": "The knocker's 10 cards after the discard, or 11 with `discard`, or 11 melded for big gin."})
     defender = CardsField((10,), required=True)
-    knocker_melds = fields.List(CardsField(MELD_SIZES), validate=validate.Length(0, 3), metadata={
+    knocker_melds = fields.List(CardsField(MELD_SIZES), validate=Length(0, 3), metadata={
         "description": "The knocker's laid-out melds, scored as given, even where another layout would score more "
         "(a knocker may lay out any legal melds: all ten melded is gin, fewer a knock); missing: the legal layout "
         "that scores best."})
@@ -191,10 +194,10 @@ class RoundScoreRequest(RequestSchema):
 class HandResult(RequestSchema):
     """One hand's result: who won it and how many points (after any doubling)."""
 
-    winner = IntegerField(required=True, allow_none=True, validate=validate.OneOf([0, 1]),
+    winner = IntegerField(required=True, allow_none=True, validate=OneOf([0, 1]),
                             metadata={"description": "Player (or team) 0 or 1; null for a drawn hand."})
-    points = IntegerField(required=True, validate=validate.Range(0, 10000))
-    extra_boxes = IntegerField(load_default=0, validate=validate.OneOf(EXTRA_BOXES), metadata={
+    points = IntegerField(required=True, validate=Range(0, 10000))
+    extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata={
         "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
         "2 for gin, doubled when a spade upcard doubles the score."})
 
@@ -211,7 +214,7 @@ class HandResult(RequestSchema):
 class Deal(RequestSchema):
     """A partnership deal: the two tables' results, winners given as teams 0 and 1."""
 
-    tables = fields.List(fields.Nested(HandResult), required=True, validate=validate.Length(equal=2))
+    tables = fields.List(fields.Nested(HandResult), required=True, validate=Length(equal=2))
 
 
 class GameScoreRequest(RequestSchema):
@@ -219,8 +222,8 @@ class GameScoreRequest(RequestSchema):
 
     openapi_extra = {"oneOf": [{"required": ["hands"]}, {"required": ["deals"]}]}  # noqa: RUF012 (a class constant)
 
-    hands = fields.List(fields.Nested(HandResult), validate=validate.Length(0, HANDS_LIMIT))
-    deals = fields.List(fields.Nested(Deal), validate=validate.Length(0, DEALS_LIMIT))
+    hands = fields.List(fields.Nested(HandResult), validate=Length(0, HANDS_LIMIT))
+    deals = fields.List(fields.Nested(Deal), validate=Length(0, DEALS_LIMIT))
     rules = RulesField(load_default=resolve_rules)
 
     @validates_schema
@@ -258,7 +261,7 @@ class _AnalyzeQueryBase(RequestSchema):
         unknown = RAISE
 
     hand = CardsField(HAND_SIZES, text_only=True, required=True)
-    rules = fields.String(validate=validate.OneOf(list(PRESETS), error='unknown preset "{input}"; expected one of '
+    rules = fields.String(validate=OneOf(list(PRESETS), error='unknown preset "{input}"; expected one of '
                                                  "{choices}"), metadata={"description": "A preset name."})
     upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(metadata={"description": DRAWN_FROM_DISCARD})
@@ -286,35 +289,35 @@ class HintRequest(RequestSchema):
 
     hand = CardsField((10, 11), required=True, metadata={
         "description": "Your cards: 10 in the draw phases, 11 in the discard phase."})
-    phase = fields.String(required=True, validate=validate.OneOf(PHASES), metadata={
+    phase = fields.String(required=True, validate=OneOf(PHASES), metadata={
         "description": "`first_upcard`: take the deal's first upcard or pass; `draw`: take the pile's top card "
         "or draw from the stock; `discard`: discard, knock, gin or big gin."})
     upcard = CardField(allow_none=True, metadata={
         "description": "The deal's first upcard (it sets Oklahoma's knock limit)."})
-    discard_pile = fields.List(CardField(), load_default=list, validate=validate.Length(0, 52), metadata={
+    discard_pile = fields.List(CardField(), load_default=list, validate=Length(0, 52), metadata={
         "description": "The discard pile, oldest first; its last card is the one that can be taken."})
-    stock_count = IntegerField(required=True, validate=validate.Range(0, 31), metadata={
+    stock_count = IntegerField(required=True, validate=Range(0, 31), metadata={
         "description": "Cards left in the stock."})
-    opponent_hand_known = fields.List(CardField(), load_default=list, validate=validate.Length(0, 11), metadata={
+    opponent_hand_known = fields.List(CardField(), load_default=list, validate=Length(0, 11), metadata={
         "description": "Cards the opponent took from the pile and still holds."})
-    opponent_discards = fields.List(CardField(), load_default=list, validate=validate.Length(0, 52), metadata={
+    opponent_discards = fields.List(CardField(), load_default=list, validate=Length(0, 52), metadata={
         "description": "Every card the opponent discarded, oldest first (a card may come back); empty only "
         "before its first turn."})
     drawn_from_discard = CardField(allow_none=True, metadata={
         "description": "Discard phase: the card you took from the pile this turn, if any."})
     rules = RulesField(load_default=resolve_rules)
-    seed = IntegerField(load_default=0, validate=validate.Range(0, 2**32 - 1), metadata={
+    seed = IntegerField(load_default=0, validate=Range(0, 2**32 - 1), metadata={
         "description": "Seed of the opponent-hand sampling: the same state and seed give the same hint, unless "
         "the time budget runs out (`time_budget_reached`)."})
     knock_margin = NumberField(allow_nan=False, load_default=DEFAULT_CONFIG.knock_margin,
-                                validate=validate.Range(0, 200), metadata={
+                                validate=Range(0, 200), metadata={
         "description": "Knock only when the knock's expected points exceed this (gin and big gin are always "
         "taken, and any winning knock when the stock is at its end). Above 0 the engine plays on for gin or "
         "an undercut instead of smaller knocks. In self-play the default lost nothing measurable against a "
         "player who knocks as soon as it may, and beat higher margins against one who waits (the engine "
         "itself), against whom 10 to 15 did better still. 0 knocks whenever a knock is expected to win."})
     time_budget_ms = IntegerField(allow_none=True, load_default=HINT_TIME_BUDGET_MS,
-                                    validate=validate.Range(1, 1000), metadata={
+                                    validate=Range(1, 1000), metadata={
         "description": "Milliseconds the engine may spend before it skips optional work (opponent samples beyond "
         f"the first {MIN_SAMPLES}, and the second look at the closest discards). The rest of the evaluation "
         "always runs, so a hint can take longer (most in the draw phases); `time_budget_reached` in the answer "
@@ -407,14 +410,14 @@ class Problem(Schema):
 class BatchAnswer(Schema):
     """One hand of a batch, answered."""
 
-    status = fields.Integer(required=True, validate=validate.OneOf([200]))
+    status = fields.Integer(required=True, validate=OneOf([200]))
     analysis = fields.Nested(HandAnalysis, required=True)
 
 
 class BatchError(Schema):
     """One hand of a batch that could not be answered, with its problem."""
 
-    status = fields.Integer(required=True, validate=validate.OneOf([422]))
+    status = fields.Integer(required=True, validate=OneOf([422]))
     problem = fields.Nested(Problem, required=True)
 
 
@@ -460,9 +463,9 @@ class Defender(LayoffsResult):
 class RoundScore(Schema):
     """A scored round."""
 
-    outcome = fields.String(required=True, validate=validate.OneOf(["knock", "undercut", "gin", "big_gin", "tie"]),
+    outcome = fields.String(required=True, validate=OneOf(["knock", "undercut", "gin", "big_gin", "tie"]),
                             metadata={"description": "`tie` only when ties are not undercuts."})
-    winner = fields.String(required=True, allow_none=True, validate=validate.OneOf(["knocker", "defender"]),
+    winner = fields.String(required=True, allow_none=True, validate=OneOf(["knocker", "defender"]),
                            metadata={"description": "Who scores; null for a tie."})
     points = fields.Integer(required=True, metadata={"description": "Points to the winner, doubling included."})
     knock_limit = fields.Integer(required=True)
@@ -489,10 +492,10 @@ class GameScore(Schema):
     game_bonus = fields.Integer(required=True)
     shutout = fields.Boolean(required=True)
     final_scores = fields.List(fields.Integer(), required=True, metadata={"description": "Totals with every bonus."})
-    settlement = fields.Integer(required=True, validate=validate.Range(0), metadata={
+    settlement = fields.Integer(required=True, validate=Range(0), metadata={
         "description": "What `payer` pays the other side once the game is complete: the difference between the "
         "final scores (0 before then)."})
-    payer = fields.Integer(required=True, allow_none=True, validate=validate.OneOf([0, 1]), metadata={
+    payer = fields.Integer(required=True, allow_none=True, validate=OneOf([0, 1]), metadata={
         "description": "The side with the lower final score, which pays `settlement` (with box bonuses this can "
         "be the game's winner); null while the game is not complete or when the final scores are equal."})
 
@@ -501,7 +504,7 @@ class RuleParameterInfo(Schema):
     """A rule parameter: its type, default and meaning."""
 
     name = fields.String(required=True)
-    type = fields.String(required=True, validate=validate.OneOf(["integer", "boolean", "string"]))
+    type = fields.String(required=True, validate=OneOf(["integer", "boolean", "string"]))
     nullable = fields.Boolean(required=True)
     default = fields.Raw(required=True, allow_none=True)
     minimum = fields.Integer(allow_none=True, required=True)
@@ -530,13 +533,13 @@ class RulesCatalog(Schema):
 class Health(Schema):
     """Liveness or readiness."""
 
-    status = fields.String(required=True, validate=validate.OneOf(["ok", "ready"]))
+    status = fields.String(required=True, validate=OneOf(["ok", "ready"]))
 
 
 class HintAction(Schema):
     """A move."""
 
-    type = fields.String(required=True, validate=validate.OneOf(get_args(ActionType)))
+    type = fields.String(required=True, validate=OneOf(get_args(ActionType)))
     card = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD), metadata={
         "description": "The card discarded (discard, knock, gin), else null."})
 
@@ -551,7 +554,7 @@ class HintAlternative(Schema):
         "the penalties for feeding the opponent and for its knock on the next turn (unit `deadwood`). A deadwood d "
         "counts as 2d - L below the knock limit L (so a hand in knocking range can score above 0) and as "
         "30 + (d - 30) / 2 above 30."})
-    unit = fields.String(required=True, validate=validate.OneOf(["points", "deadwood"]))
+    unit = fields.String(required=True, validate=OneOf(["points", "deadwood"]))
     deadwood = fields.Integer(required=True, allow_none=True, metadata={
         "description": "Deadwood of the ten cards kept."})
     expected_points = fields.Float(required=True, allow_none=True, metadata={

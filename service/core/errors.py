@@ -1,6 +1,8 @@
-"""The core's input errors that name the part of the input at fault."""
+"""The core's input errors that name the part of the input at fault, and how they show a value given."""
 
 from __future__ import annotations
+
+import json
 
 
 class FieldError(ValueError):
@@ -10,3 +12,19 @@ class FieldError(ValueError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+def describe_value(value: object) -> str:
+    """A short, bounded description of a value given for a parameter (it may be anything a client
+    sent, so never its full ``repr``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return repr(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit integer"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value if len(value) <= 40 else value[:40] + "...", ensure_ascii=False)
+    if isinstance(value, list | tuple):
+        return "a list"
+    return "an object" if isinstance(value, dict) else f"a {type(value).__name__}"

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args
 
-from .errors import FieldError
+from .errors import FieldError, describe_value
 
 OklahomaAce = Literal["gin_only", "one"]
 Shutout = Literal["double_bonus", "double_score", "none"]
@@ -82,19 +81,19 @@ class RuleParameter:
         if value is None:
             return None if self.nullable else "may not be null"
         if self.kind == "boolean":
-            return None if isinstance(value, bool) else f"expected true or false, got {_describe(value)}"
+            return None if isinstance(value, bool) else f"expected true or false, got {describe_value(value)}"
         if self.kind == "integer":
             fraction = isinstance(value, float) and not value.is_integer()
             if isinstance(value, bool) or not isinstance(value, int | float) or fraction:
-                return f"expected an integer, got {_describe(value)}"
+                return f"expected an integer, got {describe_value(value)}"
             if self.minimum is not None and value < self.minimum:
-                return f"expected at least {self.minimum}, got {_describe(value)}"
+                return f"expected at least {self.minimum}, got {describe_value(value)}"
             if self.maximum is not None and value > self.maximum:
-                return f"expected at most {self.maximum}, got {_describe(value)}"
-            return None if isinstance(value, int) else f"expected an integer, got {_describe(value)}"
+                return f"expected at most {self.maximum}, got {describe_value(value)}"
+            return None if isinstance(value, int) else f"expected an integer, got {describe_value(value)}"
         if value in self.choices:
             return None
-        return f"expected one of {', '.join(self.choices)}, got {_describe(value)}"
+        return f"expected one of {', '.join(self.choices)}, got {describe_value(value)}"
 
 
 RULE_PARAMETERS: tuple[RuleParameter, ...] = (
@@ -130,22 +129,6 @@ RULE_PARAMETERS: tuple[RuleParameter, ...] = (
 
 _PARAMETERS_BY_NAME = {p.name: p for p in RULE_PARAMETERS}
 assert set(_PARAMETERS_BY_NAME) == {f.name for f in fields(Rules)}
-
-
-def _describe(value: object) -> str:
-    """A short, bounded description of a value given for a parameter (it may be anything a client
-    sent, so never its full ``repr``)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return repr(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit integer"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value if len(value) <= 40 else value[:40] + "...", ensure_ascii=False)
-    if isinstance(value, list | tuple):
-        return "a list"
-    return "an object" if isinstance(value, dict) else f"a {type(value).__name__}"
 
 
 DEFAULT_RULES = Rules()
@@ -217,7 +200,7 @@ def resolve_rules(preset: str | None = None, overrides: Mapping[str, object] | N
     elif preset in PRESETS:
         base = PRESETS[preset].rules
     else:
-        raise RulesError({"preset": f"unknown preset {_describe(preset)}; expected one of {', '.join(PRESETS)}"})
+        raise RulesError({"preset": f"unknown preset {describe_value(preset)}; expected one of {', '.join(PRESETS)}"})
     changes: dict[str, Any] = dict(overrides or {})
     if any(name not in _PARAMETERS_BY_NAME for name in changes):  # else Rules itself names every fault
         problems = {name: "unknown rule parameter" if name not in _PARAMETERS_BY_NAME

@@ -211,8 +211,8 @@ def test_a_batch_counts_only_the_hands_it_analyzed(call: Call, client: FlaskClie
     assert _hands_analyzed(client) == before + 3
 
 
-@pytest.mark.parametrize(("hands", "detail"), [([], "Length must be between 1 and 1000"),
-                                               ([{"hand": TEN}] * 1001, "Length must be between 1 and 1000"),
+@pytest.mark.parametrize(("hands", "detail"), [([], "expected 1 to 1000 items"),
+                                               ([{"hand": TEN}] * 1001, "expected 1 to 1000 items"),
                                                ("As", "expected a list (a JSON array)")])
 def test_batch_size_is_bounded(call: Call, hands: object, detail: str) -> None:
     problem = call("POST", "/v1/hands/analyze/batch", json={"hands": hands}).get_json()
