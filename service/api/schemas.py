@@ -476,10 +476,20 @@ class RoundScore(Schema):
     defender = fields.Nested(Defender, required=True)
 
 
+class ScoredHand(Schema):
+    """A hand as scored: for partnerships, a deal's team result."""
+
+    winner = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "Player (or team) 0 or 1; null for a drawn hand (or a deal split evenly)."})
+    points = fields.Integer(required=True)
+    extra_boxes = fields.Integer(required=True, metadata={
+        "description": "Oklahoma extra boxes won with it; for a partnership deal, the sum of the team's two tables."})
+
+
 class GameScore(Schema):
     """Running totals, and the final result once a side reached the target."""
 
-    hands = fields.List(fields.Nested(HandResult), required=True, metadata={
+    hands = fields.List(fields.Nested(ScoredHand), required=True, metadata={
         "description": "The hands scored (for partnerships: each deal's team result)."})
     running_totals = fields.List(fields.List(fields.Integer()), required=True, metadata={
         "description": "Both sides' totals after each hand."})

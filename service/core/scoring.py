@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -255,6 +255,12 @@ def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
     A shutout is a game in which the loser scored nothing; unless a bonus is 0, that is a game in
     which it won no hand.
     """
+    return _score_records(hands, rules, check_hand_record)
+
+
+def _score_records(hands: Sequence[HandRecord], rules: Rules,
+                   check: Callable[[HandRecord, Rules], None] | None) -> GameResult:
+    """``score_game``, each hand checked by ``check`` when it comes up (None: checked already)."""
     totals = [0, 0]
     won = [0, 0]
     boxes = [0, 0]
@@ -264,7 +270,8 @@ def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
         if winner is not None:
             raise GameError(index, f"the game already ended at hand {index - 1} when a player reached {rules.target}")
         try:
-            check_hand_record(hand, rules)
+            if check is not None:
+                check(hand, rules)
         except ValueError as error:
             raise GameError(index, str(error)) from None
         if hand.winner is not None:
@@ -305,7 +312,8 @@ def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
 
 def score_partnership_game(deals: Sequence[tuple[HandRecord, HandRecord]], rules: Rules
                            ) -> tuple[tuple[HandRecord, ...], GameResult]:
-    """Each deal's two tables combined into the teams' result, and the game scored over those."""
+    """Each deal's two tables combined into the teams' result, and the game scored over those (each
+    table's record is checked; a team's extra boxes are the sum of its tables', so may be 3 or 6)."""
     for index, tables in enumerate(deals):
         for table, hand in enumerate(tables):
             try:
@@ -313,7 +321,7 @@ def score_partnership_game(deals: Sequence[tuple[HandRecord, HandRecord]], rules
             except ValueError as error:
                 raise GameError(index, f"table {table}: {error}") from None
     records = tuple(partnership_deal(*tables) for tables in deals)
-    return records, score_game(records, rules)
+    return records, _score_records(records, rules, None)
 
 
 def partnership_deal(first_table: HandRecord, second_table: HandRecord) -> HandRecord:

@@ -187,6 +187,10 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
     assert answer["hands"] == [{"winner": 0, "points": 25, "extra_boxes": 0},
                                {"winner": 1, "points": 32, "extra_boxes": 0}]
     assert answer["running_totals"] == [[25, 0], [25, 32]] and not answer["complete"]
+    boxes = [{"tables": [{"winner": 0, "points": 30, "extra_boxes": 1}, {"winner": 0, "points": 40, "extra_boxes": 2}]}]
+    answer = call("POST", "/v1/games/score",
+                  json={"deals": boxes, "rules": {"preset": "oklahoma", "oklahoma_extra_boxes": True}}).get_json()
+    assert answer["hands"] == [{"winner": 0, "points": 70, "extra_boxes": 3}] and answer["boxes"] == [4, 0]
 
 
 @pytest.mark.parametrize(

@@ -109,6 +109,16 @@ def test_a_hand_won_for_nothing_when_a_bonus_is_0_and_a_shutout_is_then_scoring_
                                                      if "undercut_bonus" in overrides else {}))
 
 
+def test_a_team_scores_the_extra_boxes_of_both_its_tables() -> None:
+    """An undercut at one table (1 box) and gin at the other (2) is 3 boxes for the deal, which no single hand
+    has (found by a rules audit: the game refused it)."""
+    rules = resolve_rules("oklahoma", {"oklahoma_extra_boxes": True})
+    hands, result = score_partnership_game([(HandRecord(0, 30, 1), HandRecord(0, 40, 2))], rules)
+    assert hands == (HandRecord(0, 70, 3),) and result.boxes == (4, 0)
+    with pytest.raises(GameError, match="table 1: extra boxes are 1"):
+        score_partnership_game([(HandRecord(0, 30, 1), HandRecord(0, 40, 3))], rules)
+
+
 def test_partnership_tables_are_checked_each() -> None:
     with pytest.raises(GameError, match="hand 1: table 1: a hand won scores at least 1 point") as caught:
         score_partnership_game([(HandRecord(0, 20), HandRecord(1, 5)), (HandRecord(0, 20), HandRecord(1, 0))],
