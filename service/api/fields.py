@@ -251,6 +251,6 @@ def component_schemas() -> dict[str, dict[str, Any]]:
                 **{p.name: parameter_json_schema(p) for p in RULE_PARAMETERS},
             },
             "additionalProperties": False,
-            "examples": [{"preset": "oklahoma", "oklahoma_ace": "one"}, {"knock_limit": 5}],
+            "examples": [{"preset": "oklahoma", "oklahoma_ace": "gin_only"}, {"knock_limit": 5}],
         },
     }

@@ -29,6 +29,6 @@ class RulesResource(MethodView):
 
         Every endpoint takes `rules` as a preset name (`"oklahoma"`), an object of parameters
         (`{"knock_limit": 5}`, over the default rules), or both (`{"preset": "oklahoma",
-        "oklahoma_ace": "one"}`).
+        "oklahoma_ace": "gin_only"}`).
         """
         return jsonify(CATALOG)

@@ -34,7 +34,7 @@ class Rules:
     undercut_bonus: int = 25
     undercut_on_tie: bool = True
     oklahoma: bool = False
-    oklahoma_ace: OklahomaAce = "gin_only"
+    oklahoma_ace: OklahomaAce = "one"
     oklahoma_spades_double: bool = True
     oklahoma_extra_boxes: bool = False
     target: int = 100
@@ -110,7 +110,9 @@ RULE_PARAMETERS: tuple[RuleParameter, ...] = (
     RuleParameter("undercut_on_tie", "An equal count is an undercut; if false a tie scores nothing."),
     RuleParameter("oklahoma", "Oklahoma gin: the first upcard's value sets the knock limit."),
     RuleParameter(
-        "oklahoma_ace", "Oklahoma with an Ace upcard: gin only, or knock with 1.", choices=get_args(OklahomaAce)
+        "oklahoma_ace",
+        "Oklahoma with an Ace upcard: knock with 1 (its value), or gin only (as some play).",
+        choices=get_args(OklahomaAce),
     ),
     RuleParameter("oklahoma_spades_double", "Oklahoma: a spade first upcard doubles the hand's score."),
     RuleParameter("oklahoma_extra_boxes",

@@ -94,8 +94,8 @@ def test_every_form_of_a_hand_gets_the_same_answer(call: Call) -> None:
         ({"rules": {"knock_limit": 4}}, 4),
         ({"rules": "oklahoma", "upcard": "8c"}, 8),
         ({"rules": "oklahoma", "upcard": "Ks"}, 10),
-        ({"rules": "oklahoma", "upcard": "Ah"}, 0),
-        ({"rules": {"preset": "oklahoma", "oklahoma_ace": "one"}, "upcard": "Ah"}, 1),
+        ({"rules": "oklahoma", "upcard": "Ah"}, 1),  # an Ace's value (seed 003's main text)
+        ({"rules": {"preset": "oklahoma", "oklahoma_ace": "gin_only"}, "upcard": "Ah"}, 0),  # "some play"
     ],
 )
 def test_knock_limit_follows_the_rules(call: Call, extra: dict, limit: int) -> None:  # type: ignore[type-arg]

@@ -97,8 +97,8 @@ def test_knock_options_match_reference(seed: int) -> None:
 def test_oklahoma_limit_comes_from_the_upcard() -> None:
     oklahoma = Rules(oklahoma=True)
     assert [knock_limit(oklahoma, parse_card(c)) for c in ["7s", "Kh", "Td", "2c"]] == [7, 10, 10, 2]
-    assert knock_limit(oklahoma, parse_card("Ah")) == 0
-    assert knock_limit(Rules(oklahoma=True, oklahoma_ace="one"), parse_card("Ah")) == 1
+    assert knock_limit(oklahoma, parse_card("Ah")) == 1  # an Ace's value, as in seed 003's main text
+    assert knock_limit(Rules(oklahoma=True, oklahoma_ace="gin_only"), parse_card("Ah")) == 0  # "some play"
     assert knock_limit(Rules(knock_limit=7), parse_card("2c")) == 7
     with pytest.raises(CardError, match="Oklahoma rules need the first upcard"):
         knock_limit(oklahoma)
@@ -262,7 +262,8 @@ def test_knock_above_the_limit_is_illegal() -> None:
 
 def test_an_oklahoma_ace_allows_gin_only_and_says_so() -> None:
     with pytest.raises(IllegalKnockError, match="deadwood is 8, only gin may end the hand") as raised:
-        score_round(parse_hand(KNOCKER), parse_hand(LOSER), Rules(oklahoma=True), upcard=parse_card("Ah"))
+        score_round(parse_hand(KNOCKER), parse_hand(LOSER), Rules(oklahoma=True, oklahoma_ace="gin_only"),
+                    upcard=parse_card("Ah"))
     assert (raised.value.deadwood, raised.value.limit) == (8, 0)
 
 
