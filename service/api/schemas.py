@@ -293,7 +293,9 @@ class HintRequest(RequestSchema):
         "description": "`first_upcard`: take the deal's first upcard or pass; `draw`: take the pile's top card "
         "or draw from the stock; `discard`: discard, knock, gin or big gin."})
     upcard = CardField(allow_none=True, metadata={
-        "description": "The deal's first upcard (it sets Oklahoma's knock limit)."})
+        "description": "The deal's first upcard (it sets Oklahoma's knock limit). Optional outside Oklahoma, "
+        "where the pile's bottom card may be it; none in an eleven-card deal (rule `eleven_card_deal`), whose "
+        "first turn is the non-dealer's discard from 11 cards."})
     discard_pile = fields.List(CardField(), load_default=list, validate=Length(0, 52), metadata={
         "description": "The discard pile, oldest first; its last card is the one that can be taken."})
     stock_count = IntegerField(required=True, validate=Range(0, 31), metadata={

@@ -5,6 +5,8 @@ player to move can see, as the hint engine's ``GameState``. The flow follows the
 
 * the first upcard is offered to the non-dealer, then to the dealer; if both pass, the
   non-dealer must draw from the stock (the refused upcard stays at the bottom of the pile);
+  with ``rules.eleven_card_deal`` no card is turned up: the non-dealer gets an eleventh card
+  and its first turn is a discard;
 * a turn is a draw (stock, or the top of the pile) and then a discard, a knock, gin, or big gin;
 * the card just taken from the pile may be discarded again only if the rules allow it;
 * when a discard without a knock leaves ``rules.stock_end`` cards or fewer in the stock, the
@@ -59,7 +61,7 @@ class Table:
     hands: list[Hand]
     stock: list[Card]
     pile: list[Card]
-    upcard: Card
+    upcard: Card | None
     to_move: int
     phase: Phase = "first_upcard"
     passes: int = 0
@@ -70,7 +72,8 @@ class Table:
 
     @classmethod
     def deal(cls, rules: Rules, deck: list[Card], dealer: int = 0) -> Table:
-        """Deal a hand from ``deck`` (52 cards, top of the deck last): ten each, then the upcard."""
+        """Deal a hand from ``deck`` (52 cards, top of the deck last): ten each, then the upcard (or, in
+        an eleven-card deal, an eleventh card to the non-dealer)."""
         if sorted(deck) != sorted(ALL_CARDS):
             raise ValueError("a deck holds each of the 52 cards once")
         stock = list(deck)
@@ -78,6 +81,9 @@ class Table:
         for _ in range(DEAL_SIZE):
             for player in (1 - dealer, dealer):
                 hands[player] |= card_bit(stock.pop())
+        if rules.eleven_card_deal:
+            hands[1 - dealer] |= card_bit(stock.pop())
+            return cls(rules, dealer, hands, stock, [], None, to_move=1 - dealer, phase="discard")
         upcard = stock.pop()
         return cls(rules, dealer, hands, stock, [upcard], upcard, to_move=1 - dealer)
 

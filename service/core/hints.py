@@ -265,6 +265,10 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
     if len(state.hand) != wanted:
         raise HintStateError("hand", f"the {state.phase} phase needs {wanted} cards in hand, got {len(state.hand)}")
     pile_cards = state.discard_pile
+    if rules.eleven_card_deal and state.phase == "first_upcard":
+        raise HintStateError("phase", "an eleven-card deal turns no card up: the non-dealer's first turn is a discard")
+    if rules.eleven_card_deal and state.upcard is not None:
+        raise HintStateError("upcard", "an eleven-card deal turns no card up")
     if state.phase == "first_upcard":
         if state.upcard is None:
             raise HintStateError("upcard", "the first_upcard phase needs the upcard")
@@ -329,7 +333,7 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
             raise HintStateError("opponent_hand_known", "nobody has taken a card before the first upcard is decided")
         return
     if state.phase == "discard":
-        if state.stock_count == FULL_STOCK and taken is None:
+        if state.stock_count == FULL_STOCK and taken is None and not _first_turn(state, rules):
             raise HintStateError("drawn_from_discard", "nobody has drawn from the stock yet, so the eleventh card "
                                  "was taken from the pile: name it here")
         if taken is not None:
@@ -337,7 +341,7 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
             if was_on_top is not None and taken != was_on_top:
                 raise HintStateError("drawn_from_discard", f"the pile's top card was {format_card(was_on_top)} "
                                      f"({which}), not {format_card(taken)}")
-    if not thrown and not _first_turn(state):
+    if not thrown and not _first_turn(state, rules):
         raise HintStateError("opponent_discards", "the opponent has discarded since the first upcard: "
                              "give its discards, oldest first")
     if taken is None and thrown and state.discard_pile[-1:] != thrown[-1:]:
@@ -368,7 +372,7 @@ def _check_turn_count(state: GameState, rules: Rules) -> None:
         raise HintStateError("opponent_hand_known", f"{_count(len(known), 'card')} taken from the pile, but the "
                              f"opponent has had {_count(turns, 'turn')} (one a discard) and takes at most one "
                              "card from the pile a turn")
-    upcard = _dealt_upcard(state)
+    upcard = None if rules.eleven_card_deal else _dealt_upcard(state)
     not_ours = hand_from_cards(thrown) | (0 if upcard is None else card_bit(upcard))
     ours = ((hand_from_cards(state.discard_pile) | hand_from_cards(known)) & ~not_ours).bit_count()
     if ours > turns:
@@ -390,11 +394,14 @@ def _dealt_upcard(state: GameState) -> Card | None:
     return upcard if pile[:1] == (upcard,) or upcard not in pile else None
 
 
-def _first_turn(state: GameState) -> bool:
+def _first_turn(state: GameState, rules: Rules) -> bool:
     """Whether the player to move may be on the hand's first turn, before the opponent has had one:
     taking the first upcard (stock untouched, pile empty), or the first stock draw after both
-    players passed it (the upcard alone on the pile)."""
+    players passed it (the upcard alone on the pile); in an eleven-card deal, the non-dealer's
+    first discard (stock untouched, pile empty)."""
     pile, count = state.discard_pile, state.stock_count
+    if rules.eleven_card_deal:
+        return state.phase == "discard" and state.drawn_from_discard is None and count == FULL_STOCK and not pile
     lone_upcard = len(pile) == 1 and state.upcard in (None, pile[0])
     if state.phase == "draw":
         return count == FULL_STOCK and lone_upcard

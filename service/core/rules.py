@@ -43,10 +43,15 @@ class Rules:
     shutout: Shutout = "double_bonus"
     discard_pickup_allowed: bool = False
     stock_end: int = 2
+    eleven_card_deal: bool = False
 
     def __post_init__(self) -> None:
-        """Every value within its parameter's type and range (``RulesError`` naming each that is not)."""
+        """Every value within its parameter's type and range, and the parameters together (``RulesError``
+        naming each that is not)."""
         problems = {p.name: problem for p in RULE_PARAMETERS if (problem := p.problem(getattr(self, p.name)))}
+        if not problems and self.oklahoma and self.eleven_card_deal:
+            problems["eleven_card_deal"] = ("Oklahoma needs a first upcard to set the knock limit; this deal "
+                                            "turns none up")
         if problems:
             raise RulesError(problems)
 
@@ -127,6 +132,7 @@ RULE_PARAMETERS: tuple[RuleParameter, ...] = (
     ),
     RuleParameter("discard_pickup_allowed", "A card taken from the discard pile may be discarded in the same turn."),
     RuleParameter("stock_end", "Cards left in the stock at which a hand without a knock is a draw.", 0, 10),
+    RuleParameter("eleven_card_deal", "No upcard: the non-dealer is dealt 11 cards and its first turn is a discard."),
 )
 
 _PARAMETERS_BY_NAME = {p.name: p for p in RULE_PARAMETERS}

@@ -177,3 +177,35 @@ def test_no_card_is_taken_from_the_pile_after_the_discard_that_ended_the_hand(ca
         problem = call("POST", "/v1/hint", json=state).get_json()
         assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/stock_count", problem
         assert "the hand is already over" in problem["detail"]
+
+
+def test_the_first_turn_of_an_eleven_card_deal_is_a_discard(call: Call) -> None:
+    """Seed 003's variation: no upcard, the non-dealer holds 11 cards and simply discards (or knocks)."""
+    first = {"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9h", "phase": "discard", "stock_count": 31,
+             "rules": {"eleven_card_deal": True}, "time_budget_ms": None}
+    answer = call("POST", "/v1/hint", json=first).get_json()
+    assert answer["action"]["type"] in ("discard", "knock") and answer["action"]["card"] in ("9h", "5c", "Kd")
+    assert call("POST", "/v1/hint", json={**first, "rules": {}}).get_json()["errors"][0]["pointer"] \
+        == "#/drawn_from_discard"  # without the rule the eleventh card came from the pile
+    dealer = {"hand": "As 2s 3s 7h 7d Kd Qd Jd 5c Th", "phase": "draw", "discard_pile": ["9h"], "stock_count": 31,
+              "opponent_discards": ["9h"], "rules": {"eleven_card_deal": True}}
+    assert {a["action"]["type"] for a in call("POST", "/v1/hint", json=dealer).get_json()["alternatives"]} == \
+        {"take_upcard", "draw_stock"}
+
+
+@pytest.mark.parametrize(
+    ("change", "pointer", "fragment"),
+    [
+        ({"phase": "first_upcard", "hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c", "upcard": "9h", "discard_pile": []},
+         "#/phase", "an eleven-card deal turns no card up"),
+        ({"upcard": "9h"}, "#/upcard", "an eleven-card deal turns no card up"),
+        ({"rules": {"eleven_card_deal": True, "oklahoma": True}}, "#/rules/eleven_card_deal",
+         "Oklahoma needs a first upcard"),
+    ],
+)
+def test_an_eleven_card_deal_has_no_upcard(call: Call, change: dict[str, Any], pointer: str, fragment: str) -> None:
+    state = {"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9h", "phase": "discard", "stock_count": 31,
+             "rules": {"eleven_card_deal": True}, **change}
+    problem = call("POST", "/v1/hint", json=state).get_json()
+    assert problem["status"] == 422 and problem["errors"][0]["pointer"] == pointer
+    assert fragment in problem["errors"][0]["detail"]

@@ -56,7 +56,10 @@ from service.core.melds import find_melds, min_deadwood, optimal_arrangements
 from service.core.rules import Rules, resolve_rules
 from service.core.scoring import score_round
 
-PRESETS = ("standard", "online", "gra", "oklahoma")
+# The presets that differ in play, and the eleven-card deal (no upcard) with and without the pile card
+# thrown straight back.
+RULE_SETS = (*(resolve_rules(p) for p in ("standard", "online", "gra", "oklahoma")),
+             resolve_rules("standard", {"eleven_card_deal": True}), resolve_rules("gra", {"eleven_card_deal": True}))
 FAST = EngineConfig(samples=8)
 
 
@@ -113,7 +116,7 @@ def reachable_states(count: int, seed: int) -> Iterator[tuple[GameState, Rules]]
     for game in itertools.count():
         if found == count:
             return
-        rules = resolve_rules(PRESETS[game % len(PRESETS)])
+        rules = RULE_SETS[game % len(RULE_SETS)]
         table = Table.shuffled(rules, rng, dealer=rng.randrange(2))
         for _ in range(30):
             if table.over or found == count:
@@ -140,6 +143,8 @@ def test_reachable_states_cover_every_phase_and_preset() -> None:
     assert {s.phase for s, _ in STATES} == {"first_upcard", "draw", "discard"}
     assert any(s.drawn_from_discard is not None for s, _ in STATES)
     assert any(r.oklahoma for _, r in STATES) and any(r.discard_pickup_allowed for _, r in STATES)
+    first_discards = [s for s, r in STATES if r.eleven_card_deal and s.stock_count == 31 and not s.discard_pile]
+    assert first_discards and all(s.phase == "discard" and len(s.hand) == 11 for s in first_discards)
 
 
 @pytest.mark.parametrize("index", range(0, len(STATES), 4))
@@ -348,12 +353,12 @@ def test_a_budget_running_out_among_the_close_discards_stops_their_second_look()
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(PRESETS))
-def test_every_state_met_in_random_play_is_accepted_with_the_moves_the_rules_allow(seed: int, preset: str) -> None:
+@given(st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(RULE_SETS))
+def test_every_state_met_in_random_play_is_accepted_with_the_moves_the_rules_allow(seed: int, rules: Rules) -> None:
     """The state checks (turn order included) never refuse a state that play reaches, and the moves
     allowed are those of ``is_legal``. Random play takes the pile's card half the time, so it meets
     an upcard taken and thrown back while the stock is still full."""
-    rng, rules = random.Random(seed), resolve_rules(preset)
+    rng = random.Random(seed)
     table = Table.shuffled(rules, rng, dealer=rng.randrange(2))
     while not table.over:
         state = table.view()
@@ -889,7 +894,7 @@ def states_with_the_opponents_hand(count: int, seed: int) -> Iterator[tuple[Game
     rng = random.Random(seed)
     found = 0
     for game in itertools.count():
-        rules = resolve_rules(PRESETS[game % len(PRESETS)])
+        rules = RULE_SETS[game % len(RULE_SETS)]
         table = Table.shuffled(rules, rng, dealer=rng.randrange(2))
         while not table.over:
             state = table.view()
