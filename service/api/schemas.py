@@ -291,7 +291,8 @@ class HintRequest(RequestSchema):
         "description": "Your cards: 10 in the draw phases, 11 in the discard phase."})
     phase = fields.String(required=True, validate=OneOf(PHASES), metadata={
         "description": "`first_upcard`: take the deal's first upcard or pass; `draw`: take the pile's top card "
-        "or draw from the stock; `discard`: discard, knock, gin or big gin."})
+        "or draw from the stock (at the stock end, under rule `stock_end_discard`: take the last discard to knock, "
+        "or pass and the hand is a draw); `discard`: discard, knock, gin or big gin."})
     upcard = CardField(allow_none=True, metadata={
         "description": "The deal's first upcard (it sets Oklahoma's knock limit). Optional outside Oklahoma, "
         "where the pile's bottom card may be it; none in an eleven-card deal (rule `eleven_card_deal`), whose "

@@ -9,8 +9,9 @@ player to move can see, as the hint engine's ``GameState``. The flow follows the
   and its first turn is a discard;
 * a turn is a draw (stock, or the top of the pile) and then a discard, a knock, gin, or big gin;
 * the card just taken from the pile may be discarded again only if the rules allow it;
-* when a discard without a knock leaves ``rules.stock_end`` cards or fewer in the stock, the
-  hand is a draw.
+* when a discard without a knock leaves ``rules.stock_end`` cards in the stock, the hand is a
+  draw; with ``rules.stock_end_discard`` the other player is first offered that card, to take
+  only to knock or go gin (``pass`` declines it, and the hand is a draw).
 
 A knock is scored by ``scoring.score_round``.
 """
@@ -21,7 +22,7 @@ import random
 from dataclasses import dataclass, field
 
 from .cards import ALL_CARDS, Card, Hand, card_bit, format_card, hand_cards
-from .hints import Action, GameState, Phase, legal_actions
+from .hints import Action, GameState, Phase, knock_discard_ban, legal_actions
 from .rules import Rules
 from .scoring import RoundResult, score_round
 
@@ -125,7 +126,9 @@ class Table:
             raise IllegalMoveError(f"{action} is not legal in the {self.phase} phase")
         player = self.to_move
         kind = action.type
-        if kind == "pass":
+        if kind == "pass" and self.phase == "draw":  # the stock-end offer declined
+            self.outcome = HandOutcome(None, None)
+        elif kind == "pass":
             self.passes += 1
             self.to_move = 1 - player
             if self.passes == 2:
@@ -142,7 +145,7 @@ class Table:
         elif kind == "discard":
             assert action.card is not None
             self._discard(player, action.card)
-            if len(self.stock) <= self.rules.stock_end:
+            if len(self.stock) <= self.rules.stock_end and self.rules.stock_end_discard == "draw":
                 self.outcome = HandOutcome(None, None)
             else:
                 self.to_move = 1 - player
@@ -164,7 +167,7 @@ class Table:
             self.rules,
             upcard=self.upcard if self.rules.oklahoma else None,
             discard=None if action.type == "big_gin" else action.card,
-            drawn_from_discard=self.drawn_from_discard,
+            drawn_from_discard=knock_discard_ban(self.view(), self.rules, self.drawn_from_discard),
         )
         self.outcome = HandOutcome(result, player)
 

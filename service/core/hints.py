@@ -309,6 +309,10 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
         if not hand >> state.drawn_from_discard & 1:
             raise HintStateError("drawn_from_discard", f"{format_card(state.drawn_from_discard)} is not in hand")
     _check_turn_order(state, rules)
+    taken = state.drawn_from_discard
+    if taken is not None and stock_end_offer(state, rules) and not _finishing_moves(hand, state, rules, taken):
+        raise HintStateError("drawn_from_discard", f"at the stock end {format_card(taken)} is taken only to knock "
+                             "or go gin, and this hand cannot")
     return _Checked(hand, pile, known, FULL_DECK & ~seen, upcard_refused(state))
 
 
@@ -420,7 +424,8 @@ def _check_stock(state: GameState, rules: Rules, face_up: int) -> None:
                              f"{HAND_SIZE} held by the opponent + {face_up - len(state.hand)} in the pile + "
                              f"{count} in the stock = {total}")
     drew_from_stock = state.phase == "discard" and state.drawn_from_discard is None
-    least = rules.stock_end if drew_from_stock else rules.stock_end + 1  # a discard that left stock_end ended it
+    offered = rules.stock_end_discard != "draw"  # the discard that left stock_end may be taken to knock
+    least = rules.stock_end if drew_from_stock or offered else rules.stock_end + 1  # else that discard ended it
     if count < least:
         raise HintStateError("stock_count", f"with {_count(count, 'card')} left the hand is already over "
                              f"(it ends when {rules.stock_end} are left)")
@@ -437,13 +442,37 @@ def legal_actions(state: GameState, rules: Rules) -> list[Action]:
 def _legal_actions(state: GameState, rules: Rules, checked: _Checked) -> list[Action]:
     if state.phase == "first_upcard":
         return [Action("take_upcard"), Action("pass")]
+    last = stock_end_offer(state, rules)
+    if state.phase == "draw" and last:
+        top = state.discard_pile[-1]
+        taken = _finishing_moves(checked.hand | card_bit(top), state, rules, top)
+        return [Action("take_upcard"), Action("pass")] if taken else [Action("pass")]
     if state.phase == "draw":
         return [Action("draw_stock")] if checked.refused_upcard else [Action("take_upcard"), Action("draw_stock")]
     forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
-    actions = [Action("discard", c) for c in iter_cards(checked.hand) if c != forbidden]
-    for option in knock_options(checked.hand, rules, state.upcard, state.drawn_from_discard):
-        actions.append(Action("gin" if option.gin else "knock", option.card))
-    if rules.big_gin_bonus is not None and min_deadwood(checked.hand) == 0:
+    discards = [] if last else [Action("discard", c) for c in iter_cards(checked.hand) if c != forbidden]
+    return discards + _finishing_moves(checked.hand, state, rules, state.drawn_from_discard)
+
+
+def stock_end_offer(state: GameState, rules: Rules) -> bool:
+    """Whether the player to move has been offered the discard that left ``stock_end`` cards (rule
+    ``stock_end_discard``): it may take that card only to knock or go gin, else the hand is a draw."""
+    return (rules.stock_end_discard != "draw" and state.stock_count == rules.stock_end
+            and (state.phase == "draw" or state.drawn_from_discard is not None))
+
+
+def knock_discard_ban(state: GameState, rules: Rules, taken: Card | None) -> Card | None:
+    """The card taken from the pile, which a knock's discard may not be unless the rules allow it (Game
+    Colony's stock-end offer does)."""
+    return None if rules.stock_end_discard == "take_to_knock_any" and state.stock_count == rules.stock_end else taken
+
+
+def _finishing_moves(hand: Hand, state: GameState, rules: Rules, taken: Card | None) -> list[Action]:
+    """The knocks, gins (one per allowed discard) and big gin of an eleven-card ``hand``, ``taken`` being the
+    card it took from the pile (which Game Colony's stock-end offer lets it knock with)."""
+    actions = [Action("gin" if option.gin else "knock", option.card)
+               for option in knock_options(hand, rules, state.upcard, knock_discard_ban(state, rules, taken))]
+    if rules.big_gin_bonus is not None and min_deadwood(hand) == 0:
         actions.append(Action("big_gin"))
     return actions
 
@@ -954,17 +983,18 @@ def _discard_hint(context: _Context) -> Hint:
     hand = context.checked.hand
     forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
     knocks = _knocks(context, hand, state.drawn_from_discard)
-    continues = context.best_continuation(hand, forbidden, second_draw=True)
+    offered = stock_end_offer(state, rules)  # the pile card was taken at the stock end to knock: nothing else
+    continues = [] if offered else context.best_continuation(hand, forbidden, second_draw=True)
     continue_alternatives = [_continue_alternative(c) for c in continues]
     knock_alternatives = [_knock_alternative(k, context) for k in knocks]
     best_knock = knocks[0] if knocks else None
     stock_ends = state.stock_count <= rules.stock_end
-    take_knock = best_knock is not None and context.worth_knocking(best_knock)
+    take_knock = best_knock is not None and (offered or context.worth_knocking(best_knock))
     if take_knock:
         assert best_knock is not None
         alternatives = knock_alternatives + continue_alternatives
         close = len(knocks) > 1 and knocks[0].expected_points - knocks[1].expected_points < 1.0
-        close = close or (best_knock.deadwood > 0 and bool(context.samples)
+        close = close or (best_knock.deadwood > 0 and bool(context.samples) and not offered
                           and best_knock.expected_points - config.knock_margin < 2.0)
         return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, stock_ends),
                     best_knock.arrangement.melds, len(context.samples))
@@ -982,7 +1012,7 @@ def _knocks(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
     found = []
     if rules.big_gin_bonus is not None and context.deadwood(hand) == 0:
         found.append(context.score_knock(Action("big_gin"), Arrangement.of(hand, _melds_of(hand))))
-    for option in knock_options(hand, rules, context.state.upcard, taken):
+    for option in knock_options(hand, rules, context.state.upcard, knock_discard_ban(context.state, rules, taken)):
         action = Action("gin" if option.gin else "knock", option.card)
         found.append(context.score_knock(action, option.arrangement))
     bonus = {"big_gin": rules.big_gin_bonus or 0, "gin": rules.gin_bonus}
@@ -1015,6 +1045,8 @@ def _draw_hint(context: _Context) -> Hint:
     state, checked = context.state, context.checked
     hand = checked.hand
     moves = _legal_actions(state, context.rules, checked)
+    if stock_end_offer(state, context.rules):
+        return _stock_end_offer_hint(context, hand, state.discard_pile[-1])
     stock_action = Action("pass") if state.phase == "first_upcard" else Action("draw_stock")
     stock_value = _stock_value(context, hand)
     stock = Alternative(stock_action, -stock_value, "deadwood")
@@ -1038,6 +1070,28 @@ def _draw_hint(context: _Context) -> Hint:
         kept &= ~card_bit(take.then_discard)
     melds = _melds_of(kept) if choice == take_action else _melds_of(hand)
     return Hint(choice, alternatives, close, reason, melds, len(context.samples))
+
+
+def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
+    """The discard that left the stock at its end, offered to knock with: take it if a knock with it is
+    expected to score (a draw scores nothing), else pass and the hand is a draw."""
+    card = format_card(top)
+    declined = Alternative(Action("pass"), 0.0, "points", context.deadwood(hand), 0.0)
+    knocks = _knocks(context, hand | card_bit(top), top)
+    if not knocks:
+        return Hint(Action("pass"), (declined,), False, f"Pass: {card} allows no knock, and the hand is a draw.",
+                    _melds_of(hand), len(context.samples))
+    best = max(knocks, key=lambda knock: knock.expected_points)
+    take = Alternative(Action("take_upcard"), best.expected_points, "points", best.deadwood, best.expected_points,
+                       best.undercut_risk, then_discard=best.action.card)
+    kind = _finish_name(best.action.type == "big_gin", best.deadwood)
+    if best.deadwood == 0 or not context.samples or best.expected_points > 0:
+        reason = f"Take {card}: it allows {kind}, expected {best.expected_points:+.1f} points against a draw."
+        return Hint(Action("take_upcard"), (take, declined), abs(best.expected_points) < context.config.close_margin,
+                    reason, best.arrangement.melds, len(context.samples))
+    reason = f"Pass: the hand is a draw; taking {card} for {kind} is expected to score {best.expected_points:+.1f}."
+    return Hint(Action("pass"), (declined, take), abs(best.expected_points) < context.config.close_margin, reason,
+                _melds_of(hand), len(context.samples))
 
 
 def _take_value(context: _Context, hand: Hand, top: Card) -> Alternative:
@@ -1112,13 +1166,15 @@ def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | No
     return text
 
 
+def _finish_name(big_gin: bool, deadwood: int) -> str:
+    return "big gin" if big_gin else "gin" if deadwood == 0 else f"a knock with {deadwood} deadwood"
+
+
 def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternative, hand: Hand) -> str:
     card = format_card(top)
     if choice.type == "take_upcard":
         if take.unit == "points":
-            kind = "big gin" if take.then_discard is None else "gin" if take.deadwood == 0 \
-                else f"a knock with {take.deadwood} deadwood"
-            return f"Take {card}: it allows {kind} right away."
+            return f"Take {card}: it allows {_finish_name(take.then_discard is None, take.deadwood or 0)} right away."
         then = format_card(take.then_discard) if take.then_discard is not None else "?"
         return (f"Take {card} and discard {then}: {take.deadwood} deadwood, evaluated {take.evaluation:+.1f} "
                 f"against {stock.evaluation:+.1f} from the stock (higher is better).")

@@ -10,6 +10,7 @@ from .errors import FieldError, describe_value
 
 OklahomaAce = Literal["gin_only", "one"]
 Shutout = Literal["double_bonus", "double_score", "none"]
+StockEndDiscard = Literal["draw", "take_to_knock", "take_to_knock_any"]
 
 
 class RulesError(FieldError):
@@ -43,6 +44,7 @@ class Rules:
     shutout: Shutout = "double_bonus"
     discard_pickup_allowed: bool = False
     stock_end: int = 2
+    stock_end_discard: StockEndDiscard = "draw"
     eleven_card_deal: bool = False
 
     def __post_init__(self) -> None:
@@ -132,6 +134,13 @@ RULE_PARAMETERS: tuple[RuleParameter, ...] = (
     ),
     RuleParameter("discard_pickup_allowed", "A card taken from the discard pile may be discarded in the same turn."),
     RuleParameter("stock_end", "Cards left in the stock at which a hand without a knock is a draw.", 0, 10),
+    RuleParameter(
+        "stock_end_discard",
+        "The discard that leaves stock_end cards: the hand is a draw at once; or the other player may take it "
+        "only to knock or go gin, with another card as the discard (the 50th-card rule), or with any card, "
+        "that one included (Game Colony).",
+        choices=get_args(StockEndDiscard),
+    ),
     RuleParameter("eleven_card_deal", "No upcard: the non-dealer is dealt 11 cards and its first turn is a discard."),
 )
 

@@ -209,3 +209,59 @@ def test_an_eleven_card_deal_has_no_upcard(call: Call, change: dict[str, Any], p
     problem = call("POST", "/v1/hint", json=state).get_json()
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == pointer
     assert fragment in problem["errors"][0]["detail"]
+
+
+def _cards(text: str) -> list[str]:
+    return text.split()
+
+
+# Offered the discard that left 2 in the stock (from simulated hands): our sets hold 9 cards and 2s, so taking
+# Kd allows a knock with 10 by discarding 2s; the second hand knocks only by throwing the card it takes, Jd.
+STOCK_END_OFFER: dict[str, Any] = {
+    "hand": "2s 7s Qs 4h 7h Qh 4d 7d Qd 4c", "phase": "draw", "upcard": "5c", "stock_count": 2,
+    "discard_pile": _cards("5c Th Kh Jh Tc 6d 9h 9c 8c 6h 5d 4s 6c 9d 5h Kc 3h 8h Td 5s As 3s Qc 8d Jd Jc 6s Js 3c Kd"),
+    "opponent_hand_known": ["8s", "9s", "Ts", "2h", "Ac"],
+    "opponent_discards": _cards("Th Qc Qh 9s Ts 7h 6d 9c 9h 8c 5h 4h 5d 4s 4c 6c 4d Kc 8h 5s 3s 8d Jc Qs 8d Jc Qc 8d "
+                                "Jc 6s Js Kd"),
+    "rules": {"stock_end_discard": "take_to_knock"}, "time_budget_ms": None,
+}
+KNOCK_WITH_IT: dict[str, Any] = {
+    "hand": "2s 8s 5h 8h Ad 2d 4d 5d 5c 8c", "phase": "draw", "upcard": "Ts", "stock_count": 2,
+    "discard_pile": _cards("Ts Kd Td Kh Jc Jh Qd Qc Ks 9s 9c 9d 5s 4h 7c 6d Qh Tc 8d Qs 7s 7d Js 9h Th 3s Kc 3h 7h Jd"),
+    "opponent_discards": _cards("Kd Qd Kh Jh Ks Qd Qc Ks 9c 9s 9h 5s 4h Qh Tc 9h 8d 7s 5h 9h 7d Jd Th 3s Jd Kc 3h Jd"),
+    "rules": {"stock_end_discard": "take_to_knock_any"}, "time_budget_ms": None,
+}
+
+
+def _taken(state: dict[str, Any]) -> dict[str, Any]:
+    """The same state after taking the pile's top card."""
+    top = state["discard_pile"][-1]
+    return {**state, "phase": "discard", "hand": f"{state['hand']} {top}", "discard_pile": state["discard_pile"][:-1],
+            "drawn_from_discard": top}
+
+
+def test_the_stock_end_discard_is_taken_only_to_knock(call: Call) -> None:
+    answer = call("POST", "/v1/hint", json=STOCK_END_OFFER).get_json()
+    take, declined = sorted(answer["alternatives"], key=lambda a: a["action"]["type"] != "take_upcard")
+    assert take["action"]["type"] == "take_upcard" and take["then_discard"] == "2s" and take["deadwood"] == 10
+    assert declined == {**declined, "action": {"type": "pass", "card": None}, "evaluation": 0.0, "unit": "points"}
+    assert answer["action"] == (take if take["evaluation"] > 0 else declined)["action"]
+    after = call("POST", "/v1/hint", json=_taken(STOCK_END_OFFER)).get_json()
+    assert {a["action"]["type"] for a in after["alternatives"]} == {"knock"}  # no plain discard: taken to knock
+    assert all(a["action"]["card"] != "Kd" for a in after["alternatives"])
+    default = {**STOCK_END_OFFER, "rules": "standard"}  # without the rule that discard ended the hand
+    assert call("POST", "/v1/hint", json=default).get_json()["errors"][0]["pointer"] == "#/stock_count"
+
+
+def test_game_colony_lets_the_card_taken_at_the_stock_end_be_the_knocks_discard(call: Call) -> None:
+    answer = call("POST", "/v1/hint", json=KNOCK_WITH_IT).get_json()
+    assert [a["action"]["type"] for a in answer["alternatives"]].count("take_upcard") == 1
+    assert next(a for a in answer["alternatives"] if a["action"]["type"] == "take_upcard")["then_discard"] == "Jd"
+    after = call("POST", "/v1/hint", json=_taken(KNOCK_WITH_IT)).get_json()
+    assert {(a["action"]["type"], a["action"]["card"]) for a in after["alternatives"]} == {("knock", "Jd")}
+    fifty = {**KNOCK_WITH_IT, "rules": {"stock_end_discard": "take_to_knock"}}  # another card must go: no knock
+    assert [a["action"]["type"] for a in call("POST", "/v1/hint", json=fifty).get_json()["alternatives"]] == ["pass"]
+    problem = call("POST", "/v1/hint", json=_taken(fifty)).get_json()
+    assert problem["errors"][0] == {"pointer": "#/drawn_from_discard",
+                                    "detail": "at the stock end Jd is taken only to knock or go gin, and this hand "
+                                              "cannot"}

@@ -7,6 +7,7 @@ written here from the rules, not against the engine's own helpers.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import random
@@ -49,6 +50,7 @@ from service.core.hints import (
     meld_reach,
     model_opponent,
     opponent_stock_draws,
+    stock_end_offer,
     unmatched_above,
     upcard_refused,
 )
@@ -56,10 +58,12 @@ from service.core.melds import find_melds, min_deadwood, optimal_arrangements
 from service.core.rules import Rules, resolve_rules
 from service.core.scoring import score_round
 
-# The presets that differ in play, and the eleven-card deal (no upcard) with and without the pile card
-# thrown straight back.
+# The presets that differ in play, the eleven-card deal (no upcard) with and without the pile card thrown
+# straight back, and the stock-end discard offered to knock with (a stock end of 6 ends more random hands there).
 RULE_SETS = (*(resolve_rules(p) for p in ("standard", "online", "gra", "oklahoma")),
-             resolve_rules("standard", {"eleven_card_deal": True}), resolve_rules("gra", {"eleven_card_deal": True}))
+             resolve_rules("standard", {"eleven_card_deal": True}), resolve_rules("gra", {"eleven_card_deal": True}),
+             resolve_rules("standard", {"stock_end_discard": "take_to_knock"}),
+             resolve_rules("online", {"stock_end_discard": "take_to_knock_any", "stock_end": 6}))
 FAST = EngineConfig(samples=8)
 
 
@@ -82,6 +86,15 @@ def is_legal(state: GameState, rules: Rules, action: Action) -> bool:
     hand = hand_from_cards(state.hand)
     if state.phase == "first_upcard":
         return action in (Action("take_upcard"), Action("pass"))
+    # The discard that left the stock at its end, offered to the other player to take only to knock or go gin.
+    offered = rules.stock_end_discard != "draw" and state.stock_count == rules.stock_end
+    if state.phase == "draw" and offered:
+        top = state.discard_pile[-1]
+        after = replace(state, hand=(*state.hand, top), phase="discard", discard_pile=state.discard_pile[:-1],
+                        drawn_from_discard=top)
+        can_finish = any(is_legal(after, rules, move) for move in every_move(after))
+        return action == Action("pass") or (action == Action("take_upcard") and can_finish)
+    offered = offered and state.drawn_from_discard is not None
     if state.phase == "draw":
         # Both passed the first upcard: it stays, and nobody has discarded yet.
         refused = state.stock_count == 31 and state.discard_pile == (state.upcard,) and not state.opponent_discards
@@ -91,11 +104,12 @@ def is_legal(state: GameState, rules: Rules, action: Action) -> bool:
     card = action.card
     if card is None or not hand >> card & 1:
         return False
-    if card == state.drawn_from_discard and not rules.discard_pickup_allowed:
+    any_discard = rules.discard_pickup_allowed or (offered and rules.stock_end_discard == "take_to_knock_any")
+    if card == state.drawn_from_discard and not any_discard:
         return False
     rest = min_deadwood(hand & ~card_bit(card))
     if action.type == "discard":
-        return True
+        return not offered
     if action.type == "gin":
         return rest == 0
     return action.type == "knock" and 0 < rest <= reference_limit(state, rules)
@@ -821,6 +835,40 @@ def test_a_finished_hand_takes_no_more_moves() -> None:
         table.play(table.legal_actions()[-1])  # knock, gin or big gin whenever allowed, else the last discard
     with pytest.raises(IllegalMoveError, match="the hand is over"):
         table.play(Action("draw_stock"))
+
+
+def _greedy_to_the_stock_end_offer(rules: Rules, seed: int) -> Table:
+    """A hand played without knocks (greedy discards, random draws) until the stock-end discard is offered."""
+    rng = random.Random(seed)
+    table = Table.shuffled(rules, rng)
+    while not table.over and not stock_end_offer(table.view(), rules):
+        state, moves = table.view(), table.legal_actions()
+        if state.phase == "discard":
+            hand = hand_from_cards(state.hand)
+            table.play(min((m for m in moves if m.type == "discard"),
+                           key=lambda m: (min_deadwood(hand & ~card_bit(m.card or 0)), rng.random())))
+        else:
+            table.play(rng.choice([m for m in moves if m.type in ("pass", "take_upcard", "draw_stock")]))
+    return table
+
+
+def test_the_table_offers_the_stock_end_discard_to_knock_with() -> None:
+    """Game Colony's form: taken, the card may be the knock's own discard; declined, the hand is a draw."""
+    rules = Rules(stock_end_discard="take_to_knock_any")
+    table = next(t for t in (_greedy_to_the_stock_end_offer(rules, seed) for seed in range(50))
+                 if Action("take_upcard") in t.legal_actions())
+    assert len(table.stock) == 2 and table.legal_actions()[-1] == Action("pass")
+    declined = copy.deepcopy(table)
+    declined.play(Action("pass"))
+    assert declined.over and declined.outcome == HandOutcome(None, None)
+    top = table.pile[-1]
+    table.play(Action("take_upcard"))
+    moves = table.legal_actions()
+    assert moves and all(m.type in ("knock", "gin", "big_gin") for m in moves)
+    table.play(moves[0])
+    assert table.outcome is not None and table.outcome.result is not None and table.outcome.knocker is not None
+    if moves[0].card == top:  # thrown to knock, as only this rule allows
+        assert table.outcome.result.knocker.hand & card_bit(top) == 0
 
 
 def test_a_hands_outcome_names_the_player_who_scored() -> None:
