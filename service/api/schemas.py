@@ -407,7 +407,8 @@ class Problem(Schema):
     detail = fields.String(required=True)
     errors = fields.List(fields.Nested(FieldError), metadata={"description": "Each invalid input."})
     deadwood = fields.Integer(metadata={"description": "Illegal knock: the knocker's deadwood."})
-    limit = fields.Integer(metadata={"description": "Illegal knock: the knock limit."})
+    limit = fields.Integer(metadata={
+        "description": "Illegal knock: the most deadwood it may keep (the knock limit; 0 for gin and big gin)."})
 
 
 class BatchAnswer(Schema):
