@@ -170,7 +170,8 @@ def handle_domain_error(error: ValueError) -> Response:
     if isinstance(error, RulesError):
         return handle_validation_error(ValidationError({"rules": {f: [p] for f, p in error.problems.items()}}))
     if isinstance(error, HintStateError):
-        return handle_validation_error(ValidationError({error.field: [error.message]}))
+        at: object = [error.message] if error.index is None else {error.index: [error.message]}
+        return handle_validation_error(ValidationError({error.field: at}))
     return problem(422, str(error), type_=INVALID_INPUT)
 
 

@@ -40,6 +40,9 @@ def _size_text(sizes: tuple[int, ...]) -> str:
     return " or ".join(map(str, sizes)) if len(sizes) <= 2 else f"{sizes[0]} to {sizes[-1]}"
 
 
+_CARD_EXPECTED = f"expected a card as a string of at most {CARD_MAX_LENGTH} characters, like 'As'"
+
+
 class CardField(fields.Field[Card]):
     """One card, as a string like ``As``, ``10h`` or ``T♥``."""
 
@@ -48,7 +51,7 @@ class CardField(fields.Field[Card]):
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Card:
         if not isinstance(value, str) or len(value) > CARD_MAX_LENGTH:
-            raise ValidationError(f"expected a card as a string of at most {CARD_MAX_LENGTH} characters, like 'As'")
+            raise ValidationError(_CARD_EXPECTED)
         try:
             return parse_card(value)
         except CardError as error:
@@ -73,10 +76,11 @@ class CardsField(fields.Field[Hand]):
         if isinstance(value, str):
             if len(value) > CARDS_TEXT_MAX_LENGTH:
                 raise ValidationError(f"expected at most {CARDS_TEXT_MAX_LENGTH} characters")
-        elif not isinstance(value, list) or not all(
-            isinstance(card, str) and len(card) <= CARD_MAX_LENGTH for card in value
-        ):
+        elif not isinstance(value, list):
             raise ValidationError(self._LIST_EXPECTED)
+        elif (at := next((i for i, card in enumerate(value)
+                          if not isinstance(card, str) or len(card) > CARD_MAX_LENGTH), None)) is not None:
+            raise ValidationError({at: [_CARD_EXPECTED]})
         try:
             return parse_hand(value, self.sizes)
         except CardError as error:

@@ -100,7 +100,7 @@ from .cards import (
     hand_from_cards,
     iter_cards,
 )
-from .errors import FieldError
+from .errors import FieldError, describe_value
 from .knocks import knock_limit, knock_options
 from .layoffs import best_defence
 from .melds import Arrangement, Meld, best_arrangement, min_deadwood
@@ -119,7 +119,11 @@ MAX_DEADWOOD = 10 * HAND_SIZE
 
 
 class HintStateError(FieldError):
-    """A game state that cannot happen; ``field`` names the part at fault."""
+    """A game state that cannot happen; ``field`` names the part at fault, ``index`` the card in it (if one)."""
+
+    def __init__(self, field: str, message: str, index: int | None = None) -> None:
+        super().__init__(field, message)
+        self.index = index
 
 
 @dataclass(frozen=True)
@@ -244,11 +248,11 @@ class _Checked:
 
 def _check_cards(field_name: str, cards: Sequence[Card], repeats: bool = False) -> Hand:
     mask = 0
-    for card in cards:
+    for index, card in enumerate(cards):
         if isinstance(card, bool) or not isinstance(card, int) or card not in _VALID_CARDS:
-            raise HintStateError(field_name, f"{card!r} is not a card")
+            raise HintStateError(field_name, f"{describe_value(card)} is not a card", index)
         if mask >> card & 1 and not repeats:
-            raise HintStateError(field_name, f"{format_card(card)} is listed twice")
+            raise HintStateError(field_name, f"{format_card(card)} is listed twice", index)
         mask |= card_bit(card)
     return mask
 

@@ -81,8 +81,9 @@ def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untype
         ("POST", "/v1/hands/analyze", {"json": {"hand": "As 2s"}}, 422, "10 or 11 cards, got 2"),
         ("POST", "/v1/hands/analyze", {"json": ["As", "2s"]}, 422, 'expected a JSON object like {"hand"'),
         ("POST", "/v1/games/score", {"json": {"hands": [5]}}, 422, "hands/0: expected a JSON object"),
-        ("POST", "/v1/hands/analyze", {"json": {"hand": ["9h" + " " * 15, *TEN.split()[1:]]}}, 422,
-         "expected a list of cards"),
+        ("POST", "/v1/hands/analyze", {"json": {"hand": [*TEN.split()[1:], "9h" + " " * 15]}}, 422,
+         "hand/9: expected a card as a string of at most 16 characters"),  # the item at fault, not the list
+        ("POST", "/v1/hands/analyze", {"json": {"hand": {"As": 1}}}, 422, "hand: expected a list of cards"),
     ],
 )
 def test_http_errors_are_problems(call: Call, method: str, url: str, kwargs: dict, status: int,  # type: ignore[type-arg]

@@ -471,7 +471,7 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
         ({"phase": "discard"}, "hand", "needs 11 cards"),
         ({"hand": (*TEN[:9], TEN[0])}, "hand", "listed twice"),
         ({"hand": (*TEN[:9], 13)}, "hand", "not a card"),
-        ({"hand": (*TEN[:9], True)}, "hand", "True is not a card"),
+        ({"hand": (*TEN[:9], True)}, "hand", "true is not a card"),
         ({"hand": (*TEN[:9], 4.0)}, "hand", "4.0 is not a card"),
         ({"discard_pile": cards("9h 4c As")}, "discard_pile", "also in hand"),
         ({"opponent_hand_known": cards("4c")}, "opponent_hand_known", "also in discard_pile"),
