@@ -130,6 +130,17 @@ class Length(validate.Length):
     message_equal = "expected exactly {equal} items"
 
 
+class BooleanField(fields.Boolean):
+    """A JSON true or false (marshmallow's Boolean also reads 1, "yes" and the like)."""
+
+    default_error_messages = {"invalid": "expected true or false"}  # noqa: RUF012 (marshmallow reads it from the class)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
 class NumberField(fields.Float):
     """A JSON number: unlike marshmallow's Float, a string of digits is refused."""
 

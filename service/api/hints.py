@@ -27,6 +27,7 @@ def advise(args: dict[str, Any]) -> render.JSON:
         opponent_hand_known=tuple(args["opponent_hand_known"]),
         opponent_discards=tuple(args["opponent_discards"]),
         drawn_from_discard=args.get("drawn_from_discard"),
+        returned_discard=args["returned_discard"],
     )
     config = replace(DEFAULT_CONFIG, knock_margin=args["knock_margin"])
     budget_ms = args["time_budget_ms"]

@@ -18,6 +18,7 @@ from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import EXTRA_BOXES, HandRecord, check_drawn_from_discard
 from .fields import (
+    BooleanField,
     CardField,
     CardsField,
     IntegerField,
@@ -308,6 +309,10 @@ class HintRequest(RequestSchema):
         "before its first turn."})
     drawn_from_discard = CardField(allow_none=True, metadata={
         "description": "Discard phase: the card you took from the pile this turn, if any."})
+    returned_discard = BooleanField(load_default=False, metadata={
+        "description": "The pile's top card (in the discard phase, the card you took) is one you discarded that "
+        "the opponent took and threw straight back. Where that may be done (rule `discard_pickup_allowed`, as "
+        "GRA plays) you may retake it only to knock or go gin."})
     rules = RulesField(load_default=resolve_rules)
     seed = IntegerField(load_default=0, validate=Range(0, 2**32 - 1), metadata={
         "description": "Seed of the opponent-hand sampling: the same state and seed give the same hint, unless "

@@ -8,7 +8,8 @@ player to move can see, as the hint engine's ``GameState``. The flow follows the
   with ``rules.eleven_card_deal`` no card is turned up: the non-dealer gets an eleventh card
   and its first turn is a discard;
 * a turn is a draw (stock, or the top of the pile) and then a discard, a knock, gin, or big gin;
-* the card just taken from the pile may be discarded again only if the rules allow it;
+* the card just taken from the pile may be discarded again only if the rules allow it, and then
+  the player who first discarded it may retake it only to knock or go gin;
 * when a discard without a knock leaves ``rules.stock_end`` cards in the stock, the hand is a
   draw; with ``rules.stock_end_discard`` the other player is first offered that card, to take
   only to knock or go gin (``pass`` declines it, and the hand is a draw).
@@ -69,6 +70,8 @@ class Table:
     drawn_from_discard: Card | None = None
     taken: list[Hand] = field(default_factory=lambda: [0, 0])
     discards: list[list[Card]] = field(default_factory=lambda: [[], []])
+    returned: Card | None = None
+    """The card the last player threw straight back to the one who first discarded it (the player to move)."""
     outcome: HandOutcome | None = None
 
     @classmethod
@@ -112,7 +115,17 @@ class Table:
             opponent_hand_known=tuple(hand_cards(self.taken[1 - player])),
             opponent_discards=tuple(self.discards[1 - player]),
             drawn_from_discard=self.drawn_from_discard,
+            returned_discard=self._returned_to_mover(),
         )
+
+    def _returned_to_mover(self) -> bool:
+        """Whether the pile's top card, or the card just taken from it, was thrown straight back to the player
+        to move."""
+        if self.returned is None:
+            return False
+        if self.phase == "discard":
+            return self.drawn_from_discard == self.returned
+        return self.pile[-1:] == [self.returned]
 
     def legal_actions(self) -> list[Action]:
         """Every move the player to move may make (knocks and gins with each allowed discard)."""
@@ -154,6 +167,8 @@ class Table:
             self._knock(player, action)
 
     def _discard(self, player: int, card: Card) -> None:
+        thrown_back = card == self.drawn_from_discard and self.discards[1 - player][-1:] == [card]
+        self.returned = card if thrown_back else None
         self.hands[player] &= ~card_bit(card)
         self.taken[player] &= ~card_bit(card)
         self.discards[player].append(card)

@@ -133,7 +133,9 @@ class GameState:
     ``upcard`` is the deal's first upcard (it sets Oklahoma's knock limit); in the
     ``first_upcard`` phase it is the pile's only card. ``opponent_hand_known`` are the cards the
     opponent took from the pile and still holds; ``drawn_from_discard`` is the card this player
-    took from the pile this turn (discard phase only).
+    took from the pile this turn (discard phase only). ``returned_discard``: the pile's top card
+    (in the discard phase, the card taken) is one this player discarded and the opponent took and
+    threw straight back, which GRA's rules (``discard_pickup_allowed``) let it retake only to knock.
     """
 
     hand: tuple[Card, ...]
@@ -144,6 +146,7 @@ class GameState:
     opponent_hand_known: tuple[Card, ...] = ()
     opponent_discards: tuple[Card, ...] = ()
     drawn_from_discard: Card | None = None
+    returned_discard: bool = False
 
 
 @dataclass(frozen=True)
@@ -313,11 +316,26 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
         if not hand >> state.drawn_from_discard & 1:
             raise HintStateError("drawn_from_discard", f"{format_card(state.drawn_from_discard)} is not in hand")
     _check_turn_order(state, rules)
+    if state.returned_discard:
+        _check_returned(state, rules)
     taken = state.drawn_from_discard
-    if taken is not None and stock_end_offer(state, rules) and not _finishing_moves(hand, state, rules, taken):
-        raise HintStateError("drawn_from_discard", f"at the stock end {format_card(taken)} is taken only to knock "
-                             "or go gin, and this hand cannot")
+    if taken is not None and take_only_to_knock(state, rules) and not _finishing_moves(hand, state, rules, taken):
+        why = "at the stock end" if stock_end_offer(state, rules) else "thrown straight back"
+        raise HintStateError("drawn_from_discard", f"{format_card(taken)} is taken only to knock or go gin ({why}), "
+                             "and this hand cannot")
     return _Checked(hand, pile, known, FULL_DECK & ~seen, upcard_refused(state))
+
+
+def _check_returned(state: GameState, rules: Rules) -> None:
+    """A card thrown straight back came from the opponent's last turn, under rules that allow it."""
+    if not rules.discard_pickup_allowed:
+        raise HintStateError("returned_discard", "a card is thrown straight back only where the card taken from "
+                             "the pile may be discarded at once (rule discard_pickup_allowed)")
+    card = state.drawn_from_discard if state.phase == "discard" else state.discard_pile[-1] if state.discard_pile \
+        else None
+    if state.phase == "first_upcard" or card is None or state.opponent_discards[-1:] != (card,):
+        raise HintStateError("returned_discard", "the card thrown straight back is the opponent's last discard, on "
+                             "top of the pile (in the discard phase: taken from it this turn)")
 
 
 def upcard_refused(state: GameState) -> bool:
@@ -446,16 +464,25 @@ def legal_actions(state: GameState, rules: Rules) -> list[Action]:
 def _legal_actions(state: GameState, rules: Rules, checked: _Checked) -> list[Action]:
     if state.phase == "first_upcard":
         return [Action("take_upcard"), Action("pass")]
-    last = stock_end_offer(state, rules)
-    if state.phase == "draw" and last:
-        top = state.discard_pile[-1]
-        taken = _finishing_moves(checked.hand | card_bit(top), state, rules, top)
-        return [Action("take_upcard"), Action("pass")] if taken else [Action("pass")]
+    only_to_knock = take_only_to_knock(state, rules)
     if state.phase == "draw":
-        return [Action("draw_stock")] if checked.refused_upcard else [Action("take_upcard"), Action("draw_stock")]
+        if checked.refused_upcard:
+            return [Action("draw_stock")]
+        top = state.discard_pile[-1]
+        may_take = not only_to_knock or bool(_finishing_moves(checked.hand | card_bit(top), state, rules, top))
+        other = Action("pass") if stock_end_offer(state, rules) else Action("draw_stock")
+        return [Action("take_upcard"), other] if may_take else [other]
     forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
-    discards = [] if last else [Action("discard", c) for c in iter_cards(checked.hand) if c != forbidden]
+    discards = [] if only_to_knock else [Action("discard", c) for c in iter_cards(checked.hand) if c != forbidden]
     return discards + _finishing_moves(checked.hand, state, rules, state.drawn_from_discard)
+
+
+def take_only_to_knock(state: GameState, rules: Rules) -> bool:
+    """Whether the pile's top card (in the discard phase, the card taken) may be taken only to knock or go
+    gin: offered at the stock end, or thrown straight back to the player who first discarded it (GRA)."""
+    returned = (state.returned_discard and rules.discard_pickup_allowed
+                and (state.phase == "draw" or state.drawn_from_discard is not None))
+    return returned or stock_end_offer(state, rules)
 
 
 def stock_end_offer(state: GameState, rules: Rules) -> bool:
@@ -987,7 +1014,7 @@ def _discard_hint(context: _Context) -> Hint:
     hand = context.checked.hand
     forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
     knocks = _knocks(context, hand, state.drawn_from_discard)
-    offered = stock_end_offer(state, rules)  # the pile card was taken at the stock end to knock: nothing else
+    offered = take_only_to_knock(state, rules)  # the pile card was taken to knock: nothing else is legal
     continues = [] if offered else context.best_continuation(hand, forbidden, second_draw=True)
     continue_alternatives = [_continue_alternative(c) for c in continues]
     knock_alternatives = [_knock_alternative(k, context) for k in knocks]
@@ -1051,6 +1078,8 @@ def _draw_hint(context: _Context) -> Hint:
     moves = _legal_actions(state, context.rules, checked)
     if stock_end_offer(state, context.rules):
         return _stock_end_offer_hint(context, hand, state.discard_pile[-1])
+    if take_only_to_knock(state, context.rules):
+        return _returned_card_hint(context, hand, state.discard_pile[-1])
     stock_action = Action("pass") if state.phase == "first_upcard" else Action("draw_stock")
     stock_value = _stock_value(context, hand)
     stock = Alternative(stock_action, -stock_value, "deadwood")
@@ -1081,13 +1110,11 @@ def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     expected to score (a draw scores nothing), else pass and the hand is a draw."""
     card = format_card(top)
     declined = Alternative(Action("pass"), 0.0, "points", context.deadwood(hand), 0.0)
-    knocks = _knocks(context, hand | card_bit(top), top)
-    if not knocks:
+    knock_take = _take_to_knock(context, hand, top)
+    if knock_take is None:
         return Hint(Action("pass"), (declined,), False, f"Pass: {card} allows no knock, and the hand is a draw.",
                     _melds_of(hand), len(context.samples))
-    best = max(knocks, key=lambda knock: knock.expected_points)
-    take = Alternative(Action("take_upcard"), best.expected_points, "points", best.deadwood, best.expected_points,
-                       best.undercut_risk, then_discard=best.action.card)
+    best, take = knock_take
     kind = _finish_name(best.action.type == "big_gin", best.deadwood)
     if best.deadwood == 0 or not context.samples or best.expected_points > 0:
         reason = f"Take {card}: it allows {kind}, expected {best.expected_points:+.1f} points against a draw."
@@ -1098,15 +1125,41 @@ def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
                 _melds_of(hand), len(context.samples))
 
 
+def _returned_card_hint(context: _Context, hand: Hand, top: Card) -> Hint:
+    """A card we discarded, thrown straight back: retaken only to knock (GRA), so taken only when that knock is
+    worth making, else the stock."""
+    card = format_card(top)
+    stock = Alternative(Action("draw_stock"), -_stock_value(context, hand), "deadwood")
+    knock_take = _take_to_knock(context, hand, top)
+    if knock_take is not None and context.worth_knocking(knock_take[0]):
+        best, take = knock_take
+        reason = f"Take {card}: it allows {_finish_name(best.action.type == 'big_gin', best.deadwood)} right away."
+        return Hint(Action("take_upcard"), (take, stock), False, reason, best.arrangement.melds, len(context.samples))
+    why = "which it does not allow" if knock_take is None else \
+        f"and that knock is not advised (expected {knock_take[1].evaluation:+.1f} points)"
+    reason = f"Draw from the stock: {card} came straight back and may be retaken only to knock, {why}."
+    alternatives = (stock,) if knock_take is None else (stock, knock_take[1])
+    return Hint(Action("draw_stock"), alternatives, False, reason, _melds_of(hand), len(context.samples))
+
+
+def _take_to_knock(context: _Context, hand: Hand, top: Card) -> tuple[_Knock, Alternative] | None:
+    """The best knock (or gin, or big gin) that taking the pile's top card allows at once, by expected points,
+    and the take as an alternative; None if the card allows none."""
+    best = max(_knocks(context, hand | card_bit(top), top), key=lambda knock: knock.expected_points, default=None)
+    if best is None:
+        return None
+    return best, Alternative(Action("take_upcard"), best.expected_points, "points", best.deadwood,
+                             best.expected_points, best.undercut_risk, then_discard=best.action.card)
+
+
 def _take_value(context: _Context, hand: Hand, top: Card) -> Alternative:
     """Taking the pile's top card: a knock (or gin, or big gin) it allows right away, else the best discard
     after it."""
     rules = context.rules
+    knock_take = _take_to_knock(context, hand, top)
+    if knock_take is not None and context.worth_knocking(knock_take[0]):
+        return knock_take[1]
     drawn = hand | card_bit(top)
-    best_knock = max(_knocks(context, drawn, top), key=lambda knock: knock.expected_points, default=None)
-    if best_knock is not None and context.worth_knocking(best_knock):
-        return Alternative(Action("take_upcard"), best_knock.expected_points, "points", best_knock.deadwood,
-                           best_knock.expected_points, best_knock.undercut_risk, then_discard=best_knock.action.card)
     forbidden = None if rules.discard_pickup_allowed else top
     best = context.best_continuation(drawn, forbidden)[0]
     return Alternative(Action("take_upcard"), -best.score, "deadwood", best.deadwood,

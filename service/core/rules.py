@@ -132,7 +132,8 @@ RULE_PARAMETERS: tuple[RuleParameter, ...] = (
         "When the loser scored nothing: double the game bonus, double the winner's whole score, or nothing.",
         choices=get_args(Shutout),
     ),
-    RuleParameter("discard_pickup_allowed", "A card taken from the discard pile may be discarded in the same turn."),
+    RuleParameter("discard_pickup_allowed", "A card taken from the discard pile may be discarded in the same turn "
+                  "(GRA; then the player who first discarded it may retake it only to knock or go gin)."),
     RuleParameter("stock_end", "Cards left in the stock at which a hand without a knock is a draw.", 0, 10),
     RuleParameter(
         "stock_end_discard",

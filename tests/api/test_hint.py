@@ -264,5 +264,43 @@ def test_game_colony_lets_the_card_taken_at_the_stock_end_be_the_knocks_discard(
     assert [a["action"]["type"] for a in call("POST", "/v1/hint", json=fifty).get_json()["alternatives"]] == ["pass"]
     problem = call("POST", "/v1/hint", json=_taken(fifty)).get_json()
     assert problem["errors"][0] == {"pointer": "#/drawn_from_discard",
-                                    "detail": "at the stock end Jd is taken only to knock or go gin, and this hand "
+                                    "detail": "Jd is taken only to knock or go gin (at the stock end), and this hand "
                                               "cannot"}
+
+
+# GRA: we threw 7c, the opponent took it and threw it straight back; we may retake it only to knock.
+RETURNED: dict[str, Any] = {
+    "hand": "As 2s 3s 7h 7d Kd Qd Jd 5c 9h", "phase": "draw", "upcard": "4d", "discard_pile": ["4d", "7c"],
+    "stock_count": 30, "opponent_discards": ["7c"], "returned_discard": True, "rules": "gra", "time_budget_ms": None,
+}
+
+
+def test_a_card_thrown_straight_back_is_retaken_only_to_knock(call: Call) -> None:
+    answer = call("POST", "/v1/hint", json=RETURNED).get_json()
+    assert answer["action"]["type"] == "take_upcard" and answer["alternatives"][0]["then_discard"] == "9h"
+    assert answer["reason"] == "Take 7c: it allows a knock with 5 deadwood right away."
+    after = call("POST", "/v1/hint", json=_taken(RETURNED)).get_json()
+    assert {a["action"]["type"] for a in after["alternatives"]} == {"knock"}  # no plain discard after the retake
+    no_knock = {**RETURNED, "hand": "As 2s 3s 8h 9d Kd Qd Jd 5c 9h"}  # 7c melds nothing here
+    answer = call("POST", "/v1/hint", json=no_knock).get_json()
+    assert [a["action"]["type"] for a in answer["alternatives"]] == ["draw_stock"]
+    assert answer["reason"] == ("Draw from the stock: 7c came straight back and may be retaken only to knock, which "
+                                "it does not allow.")
+    problem = call("POST", "/v1/hint", json=_taken(no_knock)).get_json()
+    assert problem["errors"][0] == {"pointer": "#/drawn_from_discard", "detail": "7c is taken only to knock or go "
+                                    "gin (thrown straight back), and this hand cannot"}
+
+
+@pytest.mark.parametrize(
+    ("change", "detail"),
+    [
+        ({"rules": "standard"}, "only where the card taken from the pile may be discarded at once"),
+        ({"discard_pile": ["4d"], "stock_count": 31, "opponent_discards": []},  # nobody has discarded yet
+         "the card thrown straight back is the opponent's last discard"),
+        ({"returned_discard": 1}, "expected true or false"),
+    ],
+)
+def test_a_card_thrown_straight_back_is_checked(call: Call, change: dict[str, Any], detail: str) -> None:
+    problem = call("POST", "/v1/hint", json={**RETURNED, **change}).get_json()
+    assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/returned_discard"
+    assert detail in problem["errors"][0]["detail"]

@@ -86,15 +86,19 @@ def is_legal(state: GameState, rules: Rules, action: Action) -> bool:
     hand = hand_from_cards(state.hand)
     if state.phase == "first_upcard":
         return action in (Action("take_upcard"), Action("pass"))
-    # The discard that left the stock at its end, offered to the other player to take only to knock or go gin.
+    # The pile's top card taken only to knock or go gin: the discard that left the stock at its end, offered to
+    # the other player, or (GRA) a card thrown straight back to the player who first discarded it.
     offered = rules.stock_end_discard != "draw" and state.stock_count == rules.stock_end
-    if state.phase == "draw" and offered:
+    returned = state.returned_discard and rules.discard_pickup_allowed
+    if state.phase == "draw" and (offered or returned):
         top = state.discard_pile[-1]
         after = replace(state, hand=(*state.hand, top), phase="discard", discard_pile=state.discard_pile[:-1],
                         drawn_from_discard=top)
         can_finish = any(is_legal(after, rules, move) for move in every_move(after))
-        return action == Action("pass") or (action == Action("take_upcard") and can_finish)
+        other = Action("pass") if offered else Action("draw_stock")
+        return action == other or (action == Action("take_upcard") and can_finish)
     offered = offered and state.drawn_from_discard is not None
+    only_to_knock = offered or (returned and state.drawn_from_discard is not None)
     if state.phase == "draw":
         # Both passed the first upcard: it stays, and nobody has discarded yet.
         refused = state.stock_count == 31 and state.discard_pile == (state.upcard,) and not state.opponent_discards
@@ -109,7 +113,7 @@ def is_legal(state: GameState, rules: Rules, action: Action) -> bool:
         return False
     rest = min_deadwood(hand & ~card_bit(card))
     if action.type == "discard":
-        return not offered
+        return not only_to_knock
     if action.type == "gin":
         return rest == 0
     return action.type == "knock" and 0 < rest <= reference_limit(state, rules)
