@@ -2,6 +2,8 @@
 
     python benchmarks/selfplay.py --deals 500 --seed 1            # against each opponent
     python benchmarks/selfplay.py --deals 200 --seed 1 --opponent lookahead --workers 2
+    python benchmarks/selfplay.py --deals 300 --seed 11 --opponent baseline --preset gra \
+        --rule stock_end_discard=take_to_knock_any --rule eleven_card_deal=true   # under rule variants
     python benchmarks/selfplay.py --deals 500 --seed 3 --opponent baseline --save /tmp/ref.json
     python benchmarks/selfplay.py --deals 500 --seed 3 --opponent baseline --set defence_weight=0 \
         --paired-with /tmp/ref.json                              # paired with the saved run
@@ -69,12 +71,15 @@ from service.core.hints import (
     GameState,
     TimeBudget,
     hint,
+    knock_discard_ban,
+    legal_actions,
     meld_partners,
+    take_only_to_knock,
     upcard_refused,
 )
 from service.core.knocks import knock_limit
 from service.core.melds import min_deadwood
-from service.core.rules import Rules, resolve_rules
+from service.core.rules import Rules, RulesError, resolve_rules
 
 Player = Callable[[GameState, Rules, int], Action]
 Watcher = Callable[[GameState, int, int], None]
@@ -87,6 +92,8 @@ def baseline_player(state: GameState, rules: Rules, seed: int, deadwood: Callabl
     ``deadwood`` gives the least deadwood of a hand (a cached one plays the same moves faster).
     """
     hand = hand_from_cards(state.hand)
+    if state.phase == "draw" and take_only_to_knock(state, rules):
+        return legal_actions(state, rules)[0]  # the take if a knock follows (it knocks at once), else the other
     if state.phase != "discard":
         top = state.discard_pile[-1] if state.discard_pile else state.upcard
         if top is not None and not upcard_refused(state) and meld_partners(hand) >> top & 1:
@@ -97,7 +104,7 @@ def baseline_player(state: GameState, rules: Rules, seed: int, deadwood: Callabl
         return Action("pass") if state.phase == "first_upcard" else Action("draw_stock")
     if rules.big_gin_bonus is not None and deadwood(hand) == 0:
         return Action("big_gin")
-    forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
+    forbidden = None if rules.discard_pickup_allowed else knock_discard_ban(state, rules, state.drawn_from_discard)
     left, _, card = min((deadwood(hand & ~card_bit(c)), -card_value(c), c) for c in state.hand if c != forbidden)
     if left <= knock_limit(rules, state.upcard):
         return Action("gin" if left == 0 else "knock", card)
@@ -199,7 +206,7 @@ class Job:
     index: int
     seed: int
     opponent: str
-    preset: str | None
+    rules: Rules
     config: EngineConfig
     oracle: bool = False
     budget_ms: int | None = None
@@ -209,7 +216,7 @@ class Job:
 def play_pair(job: Job) -> tuple[GameRecord, GameRecord]:
     """Deal ``index`` of ``seed`` from both seats."""
     index, seed = job.index, job.seed
-    rules = resolve_rules(job.preset)
+    rules = job.rules
     deck = shuffled_deck(seed, index)
     engine, watch = oracle_engine(job.config, job.budget_ms, shown=job.oracle)
     other = engine_player(job.opponent_config) if job.opponent == "engine" else OPPONENTS[job.opponent]
@@ -313,7 +320,8 @@ def paired_report(pairs: list[tuple[GameRecord, GameRecord]], saved: dict[str, o
 
 
 def load_saved(path: str, seed: int, opponent: str, preset: str | None) -> dict[str, object]:
-    """A run saved by ``--save``, which must hold the deals of ``seed`` against ``opponent`` under ``preset``."""
+    """A run saved by ``--save``, which must hold the deals of ``seed`` against ``opponent`` under ``preset``
+    (the rules as given on the command line: the preset and any ``--rule``)."""
     with open(path, encoding="utf-8") as file:
         saved: dict[str, object] = json.load(file)
     if (saved["seed"], saved["opponent"], saved["preset"]) != (seed, opponent, preset):
@@ -330,6 +338,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--opponent-set", action="append", default=[], metavar="KNOB=VALUE",
                         help="config override of the engine opponent, e.g. --opponent-set knock_margin=10")
     parser.add_argument("--preset", default=None, help="rules preset (default rules if omitted)")
+    parser.add_argument("--rule", action="append", default=[], metavar="PARAMETER=VALUE",
+                        help="rule parameter over the preset (a JSON value or a word), e.g. --rule "
+                             "stock_end_discard=take_to_knock --rule eleven_card_deal=true")
     parser.add_argument("--workers", type=int, default=1, help="processes (latency is cleanest with 1)")
     parser.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
                         help="engine config override for experiments, e.g. --set feed_penalty=4")
@@ -345,11 +356,16 @@ def main(argv: list[str] | None = None) -> None:
     if args.opponent_set and args.opponent != "engine":
         parser.error("--opponent-set needs --opponent engine")
     config, opponent_config = configured(args.set), configured(args.opponent_set)
+    try:
+        rules = resolve_rules(args.preset, dict(_rule_override(text) for text in args.rule))
+    except (RulesError, ValueError) as error:
+        parser.error(f"--rule: {error}")
+    preset = f"{args.preset or 'default'} {' '.join(args.rule)}" if args.rule else args.preset
     engine = f"{config}{' with --oracle' if args.oracle else ''}"
     if args.time_budget is not None:
         engine += f", time budget {args.time_budget} ms"
     for opponent in sorted(OPPONENTS) if args.opponent == "all" else [args.opponent]:
-        jobs = [Job(i, args.seed, opponent, args.preset, config, args.oracle, args.time_budget, opponent_config)
+        jobs = [Job(i, args.seed, opponent, rules, config, args.oracle, args.time_budget, opponent_config)
                 for i in range(args.deals)]
         if opponent == "engine":
             opponent = f"engine({', '.join(args.opponent_set) or 'defaults'})"
@@ -361,13 +377,24 @@ def main(argv: list[str] | None = None) -> None:
             pairs = [play_pair(job) for job in jobs]
         print(report(pairs, opponent))
         if args.paired_with:
-            print(paired_report(pairs, load_saved(args.paired_with, args.seed, opponent, args.preset)))
+            print(paired_report(pairs, load_saved(args.paired_with, args.seed, opponent, preset)))
         if args.save:
             with open(args.save, "w", encoding="utf-8") as file:
-                json.dump({"seed": args.seed, "opponent": opponent, "preset": args.preset, "engine": engine,
+                json.dump({"seed": args.seed, "opponent": opponent, "preset": preset, "engine": engine,
                            "nets": [[g.net for g in p] for p in pairs]}, file)
-        print(f"rules: {args.preset or 'default'}; seed {args.seed}; engine {engine}; "
+        print(f"rules: {preset or 'default'}; seed {args.seed}; engine {engine}; "
               f"{time.perf_counter() - started:.0f} s\n", flush=True)
+
+
+def _rule_override(text: str) -> tuple[str, object]:
+    """``PARAMETER=VALUE`` as a rule override: the value read as JSON (true, 5, null), else as a word."""
+    name, separator, value = text.partition("=")
+    if not separator:
+        raise ValueError(f"expected PARAMETER=VALUE, got {text!r}")
+    try:
+        return name, json.loads(value)
+    except json.JSONDecodeError:
+        return name, value
 
 
 if __name__ == "__main__":

@@ -32,6 +32,18 @@ def test_selfplay_reports_and_pairs_runs(tmp_path: Path, capsys: pytest.CaptureF
     assert "over the same 3 deals (0 deals differ)" in out  # same deals, same engine: same play
 
 
+def test_selfplay_plays_rule_variants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Rule overrides reach both players, and a run saved under some rules pairs only with the same rules."""
+    variant = ["--preset", "gra", "--rule", "stock_end_discard=take_to_knock_any", "--rule", "eleven_card_deal=true"]
+    saved = tmp_path / "run.json"
+    selfplay.main(["--deals", "2", "--seed", "3", "--opponent", "baseline", "--save", str(saved), *variant])
+    assert "rules: gra stock_end_discard=take_to_knock_any eleven_card_deal=true;" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="holds other deals"):
+        selfplay.main(["--deals", "2", "--seed", "3", "--opponent", "baseline", "--paired-with", str(saved)])
+    with pytest.raises(SystemExit):
+        selfplay.main(["--opponent", "baseline", "--rule", "stock_end_discard=sometimes"])
+
+
 def test_the_engine_plays_another_configuration_of_itself(capsys: pytest.CaptureFixture[str]) -> None:
     selfplay.main(["--deals", "2", "--seed", "4", "--opponent", "engine"])
     same = capsys.readouterr().out
