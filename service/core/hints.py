@@ -1014,18 +1014,18 @@ def _discard_hint(context: _Context) -> Hint:
     hand = context.checked.hand
     forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
     knocks = _knocks(context, hand, state.drawn_from_discard)
-    offered = take_only_to_knock(state, rules)  # the pile card was taken to knock: nothing else is legal
-    continues = [] if offered else context.best_continuation(hand, forbidden, second_draw=True)
+    only_to_knock = take_only_to_knock(state, rules)  # the pile card was taken to knock: nothing else is legal
+    continues = [] if only_to_knock else context.best_continuation(hand, forbidden, second_draw=True)
     continue_alternatives = [_continue_alternative(c) for c in continues]
     knock_alternatives = [_knock_alternative(k, context) for k in knocks]
     best_knock = knocks[0] if knocks else None
     stock_ends = state.stock_count <= rules.stock_end
-    take_knock = best_knock is not None and (offered or context.worth_knocking(best_knock))
+    take_knock = best_knock is not None and (only_to_knock or context.worth_knocking(best_knock))
     if take_knock:
         assert best_knock is not None
         alternatives = knock_alternatives + continue_alternatives
         close = len(knocks) > 1 and knocks[0].expected_points - knocks[1].expected_points < 1.0
-        close = close or (best_knock.deadwood > 0 and bool(context.samples) and not offered
+        close = close or (best_knock.deadwood > 0 and bool(context.samples) and not only_to_knock
                           and best_knock.expected_points - config.knock_margin < 2.0)
         return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, stock_ends),
                     best_knock.arrangement.melds, len(context.samples))
@@ -1075,11 +1075,11 @@ def _knock_alternative(knock: _Knock, context: _Context) -> Alternative:
 def _draw_hint(context: _Context) -> Hint:
     state, checked = context.state, context.checked
     hand = checked.hand
-    moves = _legal_actions(state, context.rules, checked)
     if stock_end_offer(state, context.rules):
         return _stock_end_offer_hint(context, hand, state.discard_pile[-1])
     if take_only_to_knock(state, context.rules):
         return _returned_card_hint(context, hand, state.discard_pile[-1])
+    moves = _legal_actions(state, context.rules, checked)
     stock_action = Action("pass") if state.phase == "first_upcard" else Action("draw_stock")
     stock_value = _stock_value(context, hand)
     stock = Alternative(stock_action, -stock_value, "deadwood")
