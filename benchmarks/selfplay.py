@@ -71,7 +71,7 @@ from service.core.hints import (
     GameState,
     TimeBudget,
     hint,
-    knock_discard_ban,
+    knock_rules,
     legal_actions,
     meld_partners,
     take_only_to_knock,
@@ -104,7 +104,7 @@ def baseline_player(state: GameState, rules: Rules, seed: int, deadwood: Callabl
         return Action("pass") if state.phase == "first_upcard" else Action("draw_stock")
     if rules.big_gin_bonus is not None and deadwood(hand) == 0:
         return Action("big_gin")
-    forbidden = None if rules.discard_pickup_allowed else knock_discard_ban(state, rules, state.drawn_from_discard)
+    forbidden = None if knock_rules(state, rules).discard_pickup_allowed else state.drawn_from_discard
     left, _, card = min((deadwood(hand & ~card_bit(c)), -card_value(c), c) for c in state.hand if c != forbidden)
     if left <= knock_limit(rules, state.upcard):
         return Action("gin" if left == 0 else "knock", card)

@@ -161,7 +161,9 @@ class RoundScoreRequest(RequestSchema):
         "description": "With an 11-card knocker: the card discarded face down."})
     upcard = CardField(allow_none=True, metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(allow_none=True, metadata={
-        "description": "The card the knocker took from the discard pile this turn, if any."})
+        "description": "The card the knocker took from the discard pile this turn, if any: it may not be the "
+        "discard unless `discard_pickup_allowed`. (Game Colony's stock-end knock with the card taken, rule "
+        "`stock_end_discard: take_to_knock_any`, discards it: leave this out.)"})
     rules = RulesField(load_default=resolve_rules)
 
     @validates_schema

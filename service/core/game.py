@@ -23,7 +23,7 @@ import random
 from dataclasses import dataclass, field
 
 from .cards import ALL_CARDS, Card, Hand, card_bit, format_card, hand_cards
-from .hints import Action, GameState, Phase, knock_discard_ban, legal_actions
+from .hints import Action, GameState, Phase, knock_rules, legal_actions
 from .rules import Rules
 from .scoring import RoundResult, score_round
 
@@ -179,10 +179,10 @@ class Table:
         result = score_round(
             self.hands[player],
             self.hands[1 - player],
-            self.rules,
+            knock_rules(self.view(), self.rules),
             upcard=self.upcard if self.rules.oklahoma else None,
             discard=None if action.type == "big_gin" else action.card,
-            drawn_from_discard=knock_discard_ban(self.view(), self.rules, self.drawn_from_discard),
+            drawn_from_discard=self.drawn_from_discard,
         )
         self.outcome = HandOutcome(result, player)
 

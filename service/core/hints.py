@@ -336,6 +336,9 @@ def _check_returned(state: GameState, rules: Rules) -> None:
     if state.phase == "first_upcard" or card is None or state.opponent_discards[-1:] != (card,):
         raise HintStateError("returned_discard", "the card thrown straight back is the opponent's last discard, on "
                              "top of the pile (in the discard phase: taken from it this turn)")
+    if stock_end_offer(state, rules):
+        raise HintStateError("returned_discard", "the card offered at the stock end is taken only to knock, so it "
+                             "is never thrown back")
 
 
 def upcard_refused(state: GameState) -> bool:
@@ -368,7 +371,7 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
                 raise HintStateError("drawn_from_discard", f"the pile's top card was {format_card(was_on_top)} "
                                      f"({which}), not {format_card(taken)}")
     if not thrown and not _first_turn(state, rules):
-        raise HintStateError("opponent_discards", "the opponent has discarded since the first upcard: "
+        raise HintStateError("opponent_discards", "the opponent has discarded since the hand began: "
                              "give its discards, oldest first")
     if taken is None and thrown and state.discard_pile[-1:] != thrown[-1:]:
         raise HintStateError("discard_pile", f"the opponent's last discard, {format_card(thrown[-1])}, "
@@ -381,18 +384,18 @@ def _check_turn_count(state: GameState, rules: Rules) -> None:
     ends with one discard, so the opponent has had as many turns as it discarded, and we as many or
     one fewer. It takes at most one card from the pile a turn, and a card that was neither the upcard
     nor its discard reached the pile as ours. A card it threw comes back to it only when we take it, throw it
-    again and it takes it: unless the card taken from the pile may be thrown at once, that is three of its
-    turns at least. (The stock count follows: the cards add up to 52.)"""
+    again and it takes it: three of its turns at least, or two where the card taken may be thrown at once
+    (thrown straight back, it may be retaken only to knock, which ends the hand). (The stock count follows:
+    the cards add up to 52.)"""
     thrown, known = state.opponent_discards, state.opponent_hand_known
     turns = len(thrown)
-    least_gap = 1 if rules.discard_pickup_allowed else 3
+    least_gap = 2 if rules.discard_pickup_allowed else 3
     last_thrown: dict[Card, int] = {}
     for turn, card in enumerate(thrown, 1):
         if turn - last_thrown.get(card, -least_gap) < least_gap:
             raise HintStateError("opponent_discards", f"{format_card(card)} is discarded in the opponent's turns "
                                  f"{last_thrown[card]} and {turn}; it can have it back only after we take it and "
-                                 "throw it again, and neither of us may throw the card just taken from the pile: "
-                                 "at least 3 turns apart")
+                                 f"throw it again, so at least {least_gap} turns apart under these rules")
         last_thrown[card] = turn
     if len(known) > turns:
         raise HintStateError("opponent_hand_known", f"{_count(len(known), 'card')} taken from the pile, but the "
@@ -492,17 +495,19 @@ def stock_end_offer(state: GameState, rules: Rules) -> bool:
             and (state.phase == "draw" or state.drawn_from_discard is not None))
 
 
-def knock_discard_ban(state: GameState, rules: Rules, taken: Card | None) -> Card | None:
-    """The card taken from the pile, which a knock's discard may not be unless the rules allow it (Game
-    Colony's stock-end offer does)."""
-    return None if rules.stock_end_discard == "take_to_knock_any" and state.stock_count == rules.stock_end else taken
+def knock_rules(state: GameState, rules: Rules) -> Rules:
+    """The rules a knock is made under: taking the card offered at the stock end, the 50th-card rule forbids
+    discarding it and Game Colony's form allows it, whatever ``discard_pickup_allowed`` says."""
+    if not stock_end_offer(state, rules):
+        return rules
+    return replace(rules, discard_pickup_allowed=rules.stock_end_discard == "take_to_knock_any")
 
 
 def _finishing_moves(hand: Hand, state: GameState, rules: Rules, taken: Card | None) -> list[Action]:
     """The knocks, gins (one per allowed discard) and big gin of an eleven-card ``hand``, ``taken`` being the
     card it took from the pile (which Game Colony's stock-end offer lets it knock with)."""
     actions = [Action("gin" if option.gin else "knock", option.card)
-               for option in knock_options(hand, rules, state.upcard, knock_discard_ban(state, rules, taken))]
+               for option in knock_options(hand, knock_rules(state, rules), state.upcard, taken)]
     if rules.big_gin_bonus is not None and min_deadwood(hand) == 0:
         actions.append(Action("big_gin"))
     return actions
@@ -1033,7 +1038,7 @@ def _discard_hint(context: _Context) -> Hint:
     alternatives = continue_alternatives + knock_alternatives
     close = len(continues) > 1 and continues[1].score - best.score < config.close_margin
     melds = _melds_of(hand & ~card_bit(best.card))
-    reason = _discard_reason(best, melds, best_knock, stock_ends, config.knock_margin)
+    reason = _discard_reason(best, melds, best_knock, stock_ends, config.knock_margin, rules.stock_end_discard)
     return Hint(Action("discard", best.card), tuple(alternatives), close, reason, melds, len(context.samples))
 
 
@@ -1043,7 +1048,7 @@ def _knocks(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
     found = []
     if rules.big_gin_bonus is not None and context.deadwood(hand) == 0:
         found.append(context.score_knock(Action("big_gin"), Arrangement.of(hand, _melds_of(hand))))
-    for option in knock_options(hand, rules, context.state.upcard, knock_discard_ban(context.state, rules, taken)):
+    for option in knock_options(hand, knock_rules(context.state, rules), context.state.upcard, taken):
         action = Action("gin" if option.gin else "knock", option.card)
         found.append(context.score_knock(action, option.arrangement))
     bonus = {"big_gin": rules.big_gin_bonus or 0, "gin": rules.gin_bonus}
@@ -1209,7 +1214,7 @@ def _knock_reason(knock: _Knock, stock_ends: bool) -> str:
 
 
 def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | None, stock_ends: bool,
-                    margin: float) -> str:
+                    margin: float, stock_end_discard: str) -> str:
     card = format_card(best.card)
     text = (f"Discard {card}: keeps {_describe(melds)} with {best.deadwood} deadwood and "
             f"{best.outs.bit_count()} live outs; the opponent can use {card} with chance {1 - best.safety:.0%}.")
@@ -1219,7 +1224,8 @@ def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | No
         text += "." if knock.expected_points <= 0 else (f", less than the {margin:.0f} points it takes to give up "
                                                          "playing on for gin or an undercut.")
     if stock_ends:
-        text += " The hand ends as a draw after this discard."
+        text += (" The hand ends as a draw after this discard." if stock_end_discard == "draw" else
+                 " After this discard the opponent may take it only to knock; else the hand is a draw.")
     return text
 
 

@@ -148,9 +148,17 @@ def test_impossible_states_are_422_naming_the_field(call: Call, change: dict[str
 
 
 def test_a_card_thrown_straight_back_may_come_round_again_where_the_rules_allow_it(call: Call) -> None:
-    """With ``discard_pickup_allowed`` we may take the opponent's 7c and throw it back, and so may it."""
-    state = {**DRAW_STATE, "opponent_discards": ["7c", "7c"], "rules": "gra"}
-    assert call("POST", "/v1/hint", json=state).status_code == 200
+    """With ``discard_pickup_allowed`` we may take the opponent's 7c, throw it a turn later, and it may take it and
+    throw it straight back: two of its turns apart. Not in turns running: thrown straight back to it, 7c could
+    be retaken only to knock, which ends the hand."""
+    state = {**DRAW_STATE, "discard_pile": ["4d", "Tc", "2h", "7c"], "stock_count": 28,
+             "opponent_discards": ["7c", "2h", "7c"]}
+    assert call("POST", "/v1/hint", json={**state, "rules": "gra"}).status_code == 200
+    assert call("POST", "/v1/hint", json=state).get_json()["errors"][0]["detail"] == (
+        "7c is discarded in the opponent's turns 1 and 3; it can have it back only after we take it and throw it "
+        "again, so at least 3 turns apart under these rules")
+    running = {**DRAW_STATE, "opponent_discards": ["7c", "7c"], "rules": "gra"}
+    assert "at least 2 turns apart" in call("POST", "/v1/hint", json=running).get_json()["errors"][0]["detail"]
 
 
 def test_a_state_without_the_optional_upcard_is_read_as_with_it(call: Call) -> None:
@@ -262,6 +270,14 @@ def test_game_colony_lets_the_card_taken_at_the_stock_end_be_the_knocks_discard(
     assert {(a["action"]["type"], a["action"]["card"]) for a in after["alternatives"]} == {("knock", "Jd")}
     fifty = {**KNOCK_WITH_IT, "rules": {"stock_end_discard": "take_to_knock"}}  # another card must go: no knock
     assert [a["action"]["type"] for a in call("POST", "/v1/hint", json=fifty).get_json()["alternatives"]] == ["pass"]
+    gra_fifty = {**fifty, "rules": {"preset": "gra", "stock_end_discard": "take_to_knock"}}  # found by an audit
+    assert [a["action"]["type"] for a in call("POST", "/v1/hint", json=gra_fifty).get_json()["alternatives"]] == \
+        ["pass"]  # GRA's throw-back does not make the 50th-card rule Game Colony's
+    returned = {**KNOCK_WITH_IT, "rules": {"preset": "gra", "stock_end_discard": "take_to_knock_any"},
+                "returned_discard": True}
+    assert call("POST", "/v1/hint", json=returned).get_json()["errors"][0] == {
+        "pointer": "#/returned_discard",
+        "detail": "the card offered at the stock end is taken only to knock, so it is never thrown back"}
     problem = call("POST", "/v1/hint", json=_taken(fifty)).get_json()
     assert problem["errors"][0] == {"pointer": "#/drawn_from_discard",
                                     "detail": "Jd is taken only to knock or go gin (at the stock end), and this hand "

@@ -59,11 +59,13 @@ from service.core.rules import Rules, resolve_rules
 from service.core.scoring import score_round
 
 # The presets that differ in play, the eleven-card deal (no upcard) with and without the pile card thrown
-# straight back, and the stock-end discard offered to knock with (a stock end of 6 ends more random hands there).
+# straight back, and the stock-end discard offered to knock with, GRA or not (a stock end of 6 ends more random
+# hands there).
 RULE_SETS = (*(resolve_rules(p) for p in ("standard", "online", "gra", "oklahoma")),
              resolve_rules("standard", {"eleven_card_deal": True}), resolve_rules("gra", {"eleven_card_deal": True}),
              resolve_rules("standard", {"stock_end_discard": "take_to_knock"}),
-             resolve_rules("online", {"stock_end_discard": "take_to_knock_any", "stock_end": 6}))
+             resolve_rules("online", {"stock_end_discard": "take_to_knock_any", "stock_end": 6}),
+             resolve_rules("gra", {"stock_end_discard": "take_to_knock", "stock_end": 6}))
 FAST = EngineConfig(samples=8)
 
 
@@ -108,7 +110,8 @@ def is_legal(state: GameState, rules: Rules, action: Action) -> bool:
     card = action.card
     if card is None or not hand >> card & 1:
         return False
-    any_discard = rules.discard_pickup_allowed or (offered and rules.stock_end_discard == "take_to_knock_any")
+    # Taken at the stock end, the card may be the knock's discard only in Game Colony's form, GRA or not.
+    any_discard = rules.stock_end_discard == "take_to_knock_any" if offered else rules.discard_pickup_allowed
     if card == state.drawn_from_discard and not any_discard:
         return False
     rest = min_deadwood(hand & ~card_bit(card))
@@ -516,19 +519,19 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
         ({"discard_pile": cards("9h 3c 4c"), "opponent_hand_known": cards("2h"), "stock_count": 29}, "discard_pile",
          "we have had at most as many turns as the opponent, 1"),
         # after the first turn the opponent has always discarded: 4c on the pile, or the upcard it took
-        ({"opponent_discards": ()}, "opponent_discards", "has discarded since the first upcard"),
+        ({"opponent_discards": ()}, "opponent_discards", "has discarded since the hand began"),
         ({"discard_pile": cards("4c"), "opponent_hand_known": cards("9h"), "opponent_discards": (),
-          "stock_count": 31}, "opponent_discards", "has discarded since the first upcard"),
+          "stock_count": 31}, "opponent_discards", "has discarded since the hand began"),
         ({"phase": "discard", "hand": (*TEN, parse_card("9c")), "stock_count": 29, "opponent_discards": ()},
-         "opponent_discards", "has discarded since the first upcard"),
+         "opponent_discards", "has discarded since the hand began"),
         # one stock draw, but the pile's card is not the upcard: the opponent took 9h and threw 4c
         ({"phase": "discard", "hand": (*TEN, parse_card("9c")), "discard_pile": cards("4c"),
           "opponent_hand_known": cards("9h"), "opponent_discards": (), "stock_count": 30},
-         "opponent_discards", "has discarded since the first upcard"),
+         "opponent_discards", "has discarded since the hand began"),
         # the upcard 9h taken with a card under it and a stock draw made: not the first turn
         ({"phase": "discard", "hand": (*TEN, parse_card("9h")), "discard_pile": cards("4c"), "opponent_discards": (),
           "stock_count": 30, "drawn_from_discard": parse_card("9h")}, "opponent_discards",
-         "has discarded since the first upcard"),
+         "has discarded since the hand began"),
     ],
 )
 def test_impossible_states_name_the_field(changes: dict[str, object], field: str, words: str) -> None:
