@@ -53,7 +53,8 @@ def knock_limit_for(rules: Rules, upcard: Card | None) -> int:
 
 
 def _at(field: str, error: CardError) -> ValidationError:
-    return ValidationError(str(error), field)
+    """The error at ``field``, or at its item when the error names one."""
+    return ValidationError(str(error) if error.index is None else {error.index: [str(error)]}, field)
 
 
 def _first_card(cards: Hand) -> str:

@@ -34,11 +34,13 @@ SPADES = 0
 
 
 class CardError(ValueError):
-    """A card or hand that cannot be parsed or is not valid for the request."""
+    """A card or hand that cannot be parsed or is not valid for the request; ``card`` names the card at
+    fault and ``index`` the position, in a list of hands or melds, of the one at fault (each if known)."""
 
-    def __init__(self, message: str, card: str | None = None) -> None:
+    def __init__(self, message: str, card: str | None = None, index: int | None = None) -> None:
         super().__init__(message)
         self.card = card
+        self.index = index
 
 
 def make_card(rank: int, suit: int) -> Card:

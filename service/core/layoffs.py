@@ -48,15 +48,16 @@ def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None, disca
     for index, meld in enumerate(melds):
         shown = " ".join(format_hand(meld))
         if not is_valid_meld(meld):
-            raise CardError(f"knocker meld {index} ({shown}) is not a set of 3-4 or a run of 3+", card=shown)
+            raise CardError(f"knocker meld {index} ({shown}) is not a set of 3-4 or a run of 3+", card=shown,
+                            index=index)
         if meld & seen:
             card = format_card((meld & seen & -(meld & seen)).bit_length() - 1)
-            raise CardError(f"{card} is in more than one knocker meld", card=card)
+            raise CardError(f"{card} is in more than one knocker meld", card=card, index=index)
         if knocker is not None and meld & ~knocker:
             outside = meld & ~knocker & -(meld & ~knocker)
             card = format_card(outside.bit_length() - 1)
             where = "the discard" if discard is not None and outside == 1 << discard else "not in the knocker's hand"
-            raise CardError(f"knocker meld {index} uses {card}, which is {where}", card=card)
+            raise CardError(f"knocker meld {index} uses {card}, which is {where}", card=card, index=index)
         seen |= meld
     if seen.bit_count() > GIN_MELDED + 1:
         raise CardError(f"the knocker's melds hold {seen.bit_count()} cards; a knocker holds {GIN_MELDED} "

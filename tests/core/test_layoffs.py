@@ -132,13 +132,13 @@ def test_no_layoff_onto_a_four_card_set_or_past_the_king() -> None:
 
 
 @pytest.mark.parametrize(
-    ("melds", "bad"),
-    [(["As 2s"], "As 2s"), (["As 2s 3s", "3s 3h 3d"], "3s"), (["Kh Ah 2h"], "Ah 2h Kh")],
+    ("melds", "bad", "index"),
+    [(["As 2s"], "As 2s", 0), (["As 2s 3s", "3s 3h 3d"], "3s", 1), (["Js Jd Jc", "Kh Ah 2h"], "Ah 2h Kh", 1)],
 )
-def test_invalid_knocker_melds_are_named(melds: list[str], bad: str) -> None:
+def test_invalid_knocker_melds_are_named(melds: list[str], bad: str, index: int) -> None:
     with pytest.raises(CardError) as raised:
         check_knocker_melds([parse_hand(m) for m in melds])
-    assert raised.value.card == bad
+    assert (raised.value.card, raised.value.index) == (bad, index)
 
 
 def test_knocker_melds_must_be_in_the_knockers_hand() -> None:
