@@ -12,7 +12,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate
 
-from ..core.cards import SPACE, Card, CardError, Hand, parse_card, parse_hand
+from ..core.cards import SPACE, Card, CardError, Hand, parse_card, parse_hand, split_hand_text
 from ..core.errors import describe_value
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, resolve_rules
 
@@ -61,8 +61,10 @@ class CardField(fields.Field[Card]):
 class CardsField(fields.Field[Hand]):
     """Distinct cards as a list (``["As", "2s"]``) or one string (``"As 2s"``), loaded as a hand."""
 
-    def __init__(self, sizes: range | tuple[int, ...], text_only: bool = False, **kwargs: Any) -> None:
+    def __init__(self, sizes: range | tuple[int, ...], text_only: bool = False, noun: str = "hand",
+                 **kwargs: Any) -> None:
         self.sizes = tuple(sizes)
+        self.noun = noun
         least, most = self.sizes[0], self.sizes[-1]
         text = {"type": "string", "pattern": hand_text_pattern(least, most), "maxLength": CARDS_TEXT_MAX_LENGTH}
         listed = {"type": "array", "items": CARD_REF, "minItems": least, "maxItems": most, "uniqueItems": True}
@@ -82,12 +84,27 @@ class CardsField(fields.Field[Hand]):
                           if not isinstance(card, str) or len(card) > CARD_MAX_LENGTH), None)) is not None:
             raise ValidationError({at: [_CARD_EXPECTED]})
         try:
-            return parse_hand(value, self.sizes)
+            return parse_hand(value, self.sizes, self.noun)
         except CardError as error:
             at = None if isinstance(value, str) else _fault_index(value)
             raise ValidationError(str(error) if at is None else {at: [str(error)]}) from None
 
     _LIST_EXPECTED = "expected a list of cards like [\"As\", \"2s\"] or a string like \"As 2s\""
+
+
+class MeldsField(fields.List[Hand]):
+    """Melds laid out: a list of melds, each a list of cards or one string."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(CardsField(range(3, 12), noun="meld"), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
+                     **kwargs: Any) -> list[Hand | None]:
+        if isinstance(value, list) and value and all(
+                isinstance(item, str) and len(split_hand_text(item)) == 1 for item in value):
+            raise ValidationError('expected a list of melds, each a list of cards or one string, like '
+                                  '[["6h", "7h", "8h"], "Qs Qd Qc"]; got a list of single cards')
+        return super()._deserialize(value, attr, data, **kwargs)
 
 
 def _fault_index(cards: list[str]) -> int | None:

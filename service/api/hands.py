@@ -63,8 +63,9 @@ class Analyze(MethodView):
         """Analyze a hand given in the query: `?hand=As,2s,3s,...`.
 
         Rules come as a preset (`rules=oklahoma`) and/or single parameters (`knock_limit=5`), every
-        one but `big_gin_bonus` (whose null a query cannot say: POST a body for it). Each parameter
-        is given once.
+        one but `big_gin_bonus` (it changes no analysis: big gin is reported whatever its bonus, and
+        a query could not say its null). Integers are written with the digits 0-9. Each parameter is
+        given once.
         """
         observability.count_hands_analyzed()
         return jsonify(analyze(**args))

@@ -23,6 +23,7 @@ from .fields import (
     CardsField,
     IntegerField,
     Length,
+    MeldsField,
     NumberField,
     OneOf,
     QueryIntegerField,
@@ -33,7 +34,6 @@ from .fields import (
 )
 
 HAND_SIZES = (10, 11)
-MELD_SIZES = range(3, 12)
 BATCH_LIMIT = 1000
 HANDS_LIMIT = 500
 DEALS_LIMIT = 250
@@ -122,13 +122,15 @@ class BatchAnalyzeRequest(RequestSchema):
     """Up to 1,000 hands; ``rules`` applies to every hand that has none of its own."""
 
     hands = BatchItems(fields.Nested(AnalyzeRequest), required=True, validate=Length(1, BATCH_LIMIT))
-    rules = RulesField(load_default=resolve_rules)
+    rules = RulesField(load_default=resolve_rules, metadata={
+        "description": "The rules of every hand that gives none of its own. A hand's own `rules` replace these "
+        "whole: the two are not merged."})
 
 
 class LayoffsRequest(RequestSchema):
     """The knocker's melds and the defender's ten cards."""
 
-    knocker_melds = fields.List(CardsField(MELD_SIZES), required=True, validate=Length(1, 3),
+    knocker_melds = MeldsField(required=True, validate=Length(1, 3),
                                 metadata={"description": "The melds the knocker laid out (layoffs name them "
                                           "by their index in this list)."})
     defender = CardsField((10,), required=True)
@@ -154,7 +156,7 @@ class RoundScoreRequest(RequestSchema):
     knocker = CardsField(HAND_SIZES, required=True, metadata={
         "description": "The knocker's 10 cards after the discard, or 11 with `discard`, or 11 melded for big gin."})
     defender = CardsField((10,), required=True)
-    knocker_melds = fields.List(CardsField(MELD_SIZES), validate=Length(0, 3), metadata={
+    knocker_melds = MeldsField(validate=Length(0, 3), metadata={
         "description": "The knocker's laid-out melds, scored as given, even where another layout would score more "
         "(a knocker may lay out any legal melds: all ten melded is gin, fewer a knock); missing: the legal layout "
         "that scores best."})
@@ -195,11 +197,16 @@ class RoundScoreRequest(RequestSchema):
                 raise _at("knocker_melds", error) from None
 
 
+WINNER_EXPECTED = "expected 0 or 1 (the player or team that won the hand) or null (a drawn hand)"
+
+
 class HandResult(RequestSchema):
     """One hand's result: who won it and how many points (after any doubling)."""
 
-    winner = IntegerField(required=True, allow_none=True, validate=OneOf([0, 1]),
-                            metadata={"description": "Player (or team) 0 or 1; null for a drawn hand."})
+    winner = IntegerField(required=True, allow_none=True,
+                          validate=OneOf([0, 1], error=WINNER_EXPECTED + ", got {input}"),
+                          error_messages={"invalid": WINNER_EXPECTED},
+                          metadata={"description": "Player (or team) 0 or 1; null for a drawn hand."})
     points = IntegerField(required=True, validate=Range(0, 10000))
     extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata={
         "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
@@ -259,7 +266,7 @@ def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
 
 class _AnalyzeQueryBase(RequestSchema):
     """``GET /v1/hands/analyze?hand=As,2s,...``: the hand, a preset, and any rule overrides (but
-    ``big_gin_bonus``, whose null a query string cannot say)."""
+    ``big_gin_bonus``, which changes no analysis and whose null a query string cannot say)."""
 
     class Meta:
         unknown = RAISE

@@ -219,8 +219,9 @@ def parse_cards(cards: str | Iterable[str]) -> list[Card]:
     return list(seen)
 
 
-def parse_hand(cards: str | Iterable[str], sizes: Iterable[int] | None = None) -> Hand:
-    """Parse cards into a hand (duplicates rejected); ``sizes`` lists the allowed numbers of cards."""
+def parse_hand(cards: str | Iterable[str], sizes: Iterable[int] | None = None, noun: str = "hand") -> Hand:
+    """Parse cards into a hand (duplicates rejected); ``sizes`` lists the allowed numbers of cards, and
+    ``noun`` names the cards in the error when their number is not one of them."""
     tokens = split_hand_text(cards) if isinstance(cards, str) else cards
     hand = 0
     for token in tokens:
@@ -229,17 +230,17 @@ def parse_hand(cards: str | Iterable[str], sizes: Iterable[int] | None = None) -
             raise CardError(f"duplicate card {format_card(bit.bit_length() - 1)}", card=str(token))
         hand |= bit
     if sizes is not None:
-        _check_size(hand, sizes)
+        _check_size(hand, sizes, noun)
     return hand
 
 
-def _check_size(hand: Hand, sizes: Iterable[int]) -> None:
+def _check_size(hand: Hand, sizes: Iterable[int], noun: str = "hand") -> None:
     allowed = sorted(set(sizes))
     count = hand.bit_count()
     if count not in allowed:
         contiguous = len(allowed) > 2 and allowed[-1] - allowed[0] == len(allowed) - 1
         wanted = f"{allowed[0]} to {allowed[-1]}" if contiguous else " or ".join(map(str, allowed))
-        raise CardError(f"a hand here has {wanted} cards, got {count}")
+        raise CardError(f"a {noun} here has {wanted} cards, got {count}")
 
 
 def format_hand(hand: Hand) -> list[str]:

@@ -403,8 +403,15 @@ def _check_turn_count(state: GameState, rules: Rules) -> None:
                              "card from the pile a turn")
     upcard = None if rules.eleven_card_deal else _dealt_upcard(state)
     not_ours = hand_from_cards(thrown) | (0 if upcard is None else card_bit(upcard))
-    ours = ((hand_from_cards(state.discard_pile) | hand_from_cards(known)) & ~not_ours).bit_count()
+    in_pile = hand_from_cards(state.discard_pile) & ~not_ours
+    taken = hand_from_cards(known) & ~not_ours & ~in_pile
+    ours = (in_pile | taken).bit_count()
     if ours > turns:
+        if in_pile.bit_count() <= turns:  # the known cards tip it over: they are the likelier fault
+            raise HintStateError("opponent_hand_known", f"the opponent takes from the pile only the upcard or our "
+                                 f"discards, so we would have discarded {' '.join(format_hand(taken))} too: "
+                                 f"{_count(ours, 'discard')} of ours in all, but we have had at most as many turns "
+                                 f"as the opponent, {turns}")
         raise HintStateError("discard_pile", f"{_count(ours, 'card')} in the pile or taken from it were neither "
                              "the upcard nor the opponent's discards, so they are our discards; but we have had "
                              f"at most as many turns as the opponent, {turns}: give all its discards")

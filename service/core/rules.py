@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from difflib import get_close_matches
 from typing import Any, Literal, get_args
 
 from .errors import FieldError, describe_value
@@ -211,6 +212,13 @@ PRESETS: dict[str, Preset] = {
     )
 }
 
+def _unknown_parameter(name: str) -> str:
+    """The fault of a parameter name that is not one: the nearest name, else every name."""
+    near = get_close_matches(name.lower(), _PARAMETERS_BY_NAME, n=1, cutoff=0.75)
+    return (f"unknown rule parameter; did you mean {near[0]}?" if near else
+            f"unknown rule parameter; expected one of {', '.join(_PARAMETERS_BY_NAME)}")
+
+
 def resolve_rules(preset: str | None = None, overrides: Mapping[str, object] | None = None) -> Rules:
     """The rules of a preset (default rules if none) with parameter overrides applied."""
     if preset is None:
@@ -221,7 +229,7 @@ def resolve_rules(preset: str | None = None, overrides: Mapping[str, object] | N
         raise RulesError({"preset": f"unknown preset {describe_value(preset)}; expected one of {', '.join(PRESETS)}"})
     changes: dict[str, Any] = dict(overrides or {})
     if any(name not in _PARAMETERS_BY_NAME for name in changes):  # else Rules itself names every fault
-        problems = {name: "unknown rule parameter" if name not in _PARAMETERS_BY_NAME
+        problems = {name: _unknown_parameter(name) if name not in _PARAMETERS_BY_NAME
                     else _PARAMETERS_BY_NAME[name].problem(value) for name, value in changes.items()}
         raise RulesError({name: problem for name, problem in problems.items() if problem})
     return replace(base, **changes) if changes else base

@@ -128,6 +128,8 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
          "2 cards taken from the pile, but the opponent has had 1 turn"),
         ({"discard_pile": ["4d", "Tc", "2c", "3c", "7c"], "stock_count": 27}, "#/discard_pile",
          "3 cards in the pile or taken from it were neither the upcard nor the opponent's discards"),
+        ({"opponent_hand_known": ["Ks"]}, "#/opponent_hand_known",
+         "so we would have discarded Ks too: 2 discards of ours"),
         ({"discard_pile": ["4d", "Tc", "4D", "7c"]}, "#/discard_pile/2", "4d is listed twice"),  # the card at fault
         # the opponent threw 7c in two turns running: we would have had to take it and throw it straight back
         ({"opponent_discards": ["7c", "7c"]}, "#/opponent_discards", "7c is discarded in the opponent's turns 1 and 2"),

@@ -516,8 +516,10 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
          "2 cards taken from the pile, but the opponent has had 1 turn (one a discard)"),
         ({"discard_pile": cards("9h 2c 3c 4c"), "stock_count": 28}, "discard_pile",
          "2 cards in the pile or taken from it were neither the upcard nor the opponent's discards"),
-        ({"discard_pile": cards("9h 3c 4c"), "opponent_hand_known": cards("2h"), "stock_count": 29}, "discard_pile",
-         "we have had at most as many turns as the opponent, 1"),
+        # the pile alone holds as many of our discards as we had turns: the card known in its hand tips it over
+        ({"discard_pile": cards("9h 3c 4c"), "opponent_hand_known": cards("2h"), "stock_count": 29},
+         "opponent_hand_known", "so we would have discarded 2h too: 2 discards of ours in all, but we have had at "
+         "most as many turns as the opponent, 1"),
         # after the first turn the opponent has always discarded: 4c on the pile, or the upcard it took
         ({"opponent_discards": ()}, "opponent_discards", "has discarded since the hand began"),
         ({"discard_pile": cards("4c"), "opponent_hand_known": cards("9h"), "opponent_discards": (),

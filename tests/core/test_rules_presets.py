@@ -56,7 +56,9 @@ def test_overrides_apply_on_top_of_a_preset() -> None:
     ("preset", "overrides", "field", "fragment"),
     [
         ("nope", {}, "preset", "unknown preset"),
-        (None, {"knock_limt": 5}, "knock_limt", "unknown rule parameter"),
+        (None, {"knock_limt": 5}, "knock_limt", "unknown rule parameter; did you mean knock_limit?"),
+        (None, {"Oklahoma_Aces": "one"}, "Oklahoma_Aces", "unknown rule parameter; did you mean oklahoma_ace?"),
+        (None, {"colour": 1}, "colour", "unknown rule parameter; expected one of knock_limit, gin_bonus,"),
         (None, {"knock_limit": 11}, "knock_limit", "at most 10"),
         (None, {"knock_limit": -1}, "knock_limit", "at least 0"),
         (None, {"knock_limit": True}, "knock_limit", "integer"),
@@ -119,4 +121,5 @@ def test_every_bad_parameter_is_named_at_once() -> None:
     }
     with pytest.raises(RulesError) as caught:
         resolve_rules(None, {"knock_limt": 5, "target": 0})
-    assert caught.value.problems == {"knock_limt": "unknown rule parameter", "target": "expected at least 1, got 0"}
+    assert caught.value.problems == {"knock_limt": "unknown rule parameter; did you mean knock_limit?",
+                                     "target": "expected at least 1, got 0"}
