@@ -277,13 +277,14 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
     if rules.eleven_card_deal and state.upcard is not None:
         raise HintStateError("upcard", "an eleven-card deal turns no card up")
     if state.phase == "first_upcard":
-        if state.upcard is None:
-            raise HintStateError("upcard", "the first_upcard phase needs the upcard")
-        if _check_cards("upcard", (state.upcard,)) & hand:
-            raise HintStateError("upcard", f"{format_card(state.upcard)} is also in hand")
-        if pile_cards not in ((), (state.upcard,)):
+        upcard = state.upcard if state.upcard is not None or len(pile_cards) != 1 else pile_cards[0]
+        if upcard is None:
+            raise HintStateError("upcard", "the first_upcard phase needs the upcard (here or as the pile's one card)")
+        if _check_cards("upcard", (upcard,)) & hand:
+            raise HintStateError("upcard", f"{format_card(upcard)} is also in hand")
+        if pile_cards not in ((), (upcard,)):
             raise HintStateError("discard_pile", "in the first_upcard phase the pile holds only the upcard")
-        pile_cards = (state.upcard,)
+        pile_cards = (upcard,)
     pile = _check_cards("discard_pile", pile_cards)
     known = _check_cards("opponent_hand_known", state.opponent_hand_known)
     for name, mask, other_name, other in (("discard_pile", pile, "hand", hand),
@@ -762,14 +763,16 @@ class _Context:
             options[:len(rescored)] = sorted(rescored, key=_continue_order)
         return options
 
-    def worth_knocking(self, knock: _Knock) -> bool:
-        """Whether to make ``knock`` (gin always) rather than play on; when our discard would end
-        the hand as a draw, any knock expected to score is made."""
-        if knock.deadwood == 0 or not self.samples:
-            return True
+    def knock_threshold(self) -> float:
+        """The expected points a knock must exceed to be made: ``knock_margin``, or 0 when our discard
+        would end the hand as a draw."""
         if self.state.phase == "discard" and self.state.stock_count <= self.rules.stock_end:
-            return knock.expected_points > 0.0
-        return knock.expected_points > self.config.knock_margin
+            return 0.0
+        return self.config.knock_margin
+
+    def worth_knocking(self, knock: _Knock) -> bool:
+        """Whether to make ``knock`` (gin always) rather than play on."""
+        return knock.deadwood == 0 or not self.samples or knock.expected_points > self.knock_threshold()
 
     def defender_deadwood(self, melds: tuple[Meld, ...], hand: Hand) -> int:
         """The defender's least deadwood against a knock with ``melds`` (after its layoffs), memoised:
@@ -800,6 +803,12 @@ class _Context:
                     points = 0
             total += weight * points
         return _Knock(action, mine, arrangement, total * self.doubling, risk)
+
+
+def _points_apart(better: float, worse: float) -> float:
+    """How far apart two expected points are, without the rounding error of summing over samples (two
+    knocks a whole point apart are never a close call by a hair)."""
+    return round(better - worse, 9)
 
 
 def _continue_order(option: _Continue) -> tuple[float, int, Card]:
@@ -1036,9 +1045,9 @@ def _discard_hint(context: _Context) -> Hint:
     if take_knock:
         assert best_knock is not None
         alternatives = knock_alternatives + continue_alternatives
-        close = len(knocks) > 1 and knocks[0].expected_points - knocks[1].expected_points < 1.0
+        close = len(knocks) > 1 and _points_apart(knocks[0].expected_points, knocks[1].expected_points) < 1.0
         close = close or (best_knock.deadwood > 0 and bool(context.samples) and not only_to_knock
-                          and best_knock.expected_points - config.knock_margin < 2.0)
+                          and _points_apart(best_knock.expected_points, context.knock_threshold()) < 2.0)
         return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, stock_ends),
                     best_knock.arrangement.melds, len(context.samples))
     best = continues[0]

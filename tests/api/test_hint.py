@@ -70,6 +70,38 @@ def test_the_knock_margin_decides_between_knocking_and_playing_on(call: Call) ->
                 ).get_json()["action"] == eager["action"]
 
 
+def _listed(cards: str) -> list[str]:
+    return cards.split()
+
+
+# Oklahoma with 2s up (limit 2): a knock with 2 deadwood at the stock end, where playing on draws the hand
+STOCK_END_KNOCK = {
+    "hand": "Ac Ad 4s As 2s 3s 3c 6s 5s 3h 6d", "phase": "discard", "upcard": "2s", "stock_count": 2,
+    "discard_pile": _listed("Js Jh Kd Ks Th Kc Qc Qd 9c Tc 7s Td 9s Jd 9h 7d Qs Jc 9d Qh Ts Kh 7c 7h 8s 5d 8h 8c 3d"),
+    "opponent_hand_known": ["4h"], "rules": "oklahoma",
+    "opponent_discards": _listed("Jh Ks Kc Qd Tc Td Jd Jc Qs 4h Qh Kh 5s 3h 8s 8h 3d"),
+}
+# three knocks a whole point apart (their expected points summed over the samples: 23, 22, 21)
+KNOCKS_A_POINT_APART = {
+    "hand": "Ah Ac 3d As 2s 3h 4c 4s 5s 6s 2h", "phase": "discard", "upcard": "Qc", "stock_count": 2,
+    "discard_pile": _listed("Qc Js Kc Jd Ks Jh Qh 9h Qs Kd 9s 7h Ts 7s 8h 6h 8d Td Kh 9d Qd 7d Tc 5d 5h Jc 9c 8s 6c"),
+    "opponent_hand_known": ["2c", "Ad"],
+    "opponent_discards": _listed("Js Jd Jh Kd Qs 9s Ts 8h 8s 8d Td 9d 7d 5d 5h 9c 6c"),
+}
+
+
+def test_a_knock_is_a_close_call_against_what_playing_on_would_bring(call: Call) -> None:
+    """At the stock end the knock is weighed against a drawn hand (0), not against ``knock_margin``; two
+    knocks a point apart are not close."""
+    answer = call("POST", "/v1/hint", json=STOCK_END_KNOCK).get_json()
+    assert answer["action"] == {"type": "knock", "card": "6d"}
+    assert 2 < answer["alternatives"][0]["expected_points"] < 20
+    assert answer["close_call"] is False
+    answer = call("POST", "/v1/hint", json=KNOCKS_A_POINT_APART).get_json()
+    points = [a["expected_points"] for a in answer["alternatives"][:3]]
+    assert points == [23.0, 22.0, 21.0] and answer["close_call"] is False
+
+
 def test_the_numbers_are_the_engines_rounded_to_three_decimals(call: Call) -> None:
     answer = call("POST", "/v1/hint", json=KNOCK_STATE).get_json()
     state = GameState(hand=tuple(parse_card(c) for c in str(KNOCK_STATE["hand"]).split()), phase="discard",

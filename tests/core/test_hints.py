@@ -491,7 +491,8 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
          "pile"),
         ({"upcard": parse_card("Ah")}, "upcard", "must be in the pile"),
         ({"drawn_from_discard": parse_card("As")}, "drawn_from_discard", "only in the discard phase"),
-        ({"phase": "first_upcard", "upcard": None, "discard_pile": ()}, "upcard", "needs the upcard"),
+        ({"phase": "first_upcard", "upcard": None, "discard_pile": ()}, "upcard",
+         "needs the upcard (here or as the pile's one card)"),
         ({"phase": "first_upcard", "stock_count": 31}, "discard_pile", "only the upcard"),
         ({"opponent_hand_known": cards("2h 3h 4h 5h 6h 8h 9c Tc Jc Qc Kc"), "stock_count": 30},
          "opponent_hand_known", "10 cards"),
@@ -580,6 +581,15 @@ def test_a_state_without_the_upcard_is_accepted_outside_oklahoma() -> None:
     """The upcard is optional: only Oklahoma, whose knock limit it sets, needs it."""
     state = replace(DRAW, upcard=None)
     assert legal_actions(state, Rules()) == [Action("take_upcard"), Action("draw_stock")]
+
+
+def test_the_first_upcard_may_be_given_as_the_piles_one_card() -> None:
+    """In the first_upcard phase the pile's one card is the upcard: naming it again is not needed."""
+    given = GameState(hand=cards("As 2s 3s 4h 5h Kc Qd Jh 9d 8s"), phase="first_upcard", upcard=parse_card("6h"),
+                      discard_pile=cards("6h"), stock_count=31)
+    assert hint(replace(given, upcard=None), Rules()) == hint(given, Rules())
+    with pytest.raises(HintStateError, match="Oklahoma rules need the first upcard"):
+        hint(replace(given, upcard=None), resolve_rules("oklahoma"))
 
 
 def test_a_card_taken_on_the_first_turn_stands_when_the_upcard_is_not_given() -> None:
