@@ -1182,7 +1182,8 @@ def _take_value(context: _Context, hand: Hand, top: Card) -> Alternative:
         return knock_take[1]
     drawn = hand | card_bit(top)
     forbidden = None if rules.discard_pickup_allowed else top
-    best = context.best_continuation(drawn, forbidden)[0]
+    planned = context.best_continuation(drawn, forbidden, second_draw=True)[0].card  # as the discard phase ranks
+    best = context.continuation(drawn, planned)  # scored as the stock draw is, after one draw
     return Alternative(Action("take_upcard"), -best.score, "deadwood", best.deadwood,
                        outs=tuple(iter_cards(best.outs)), safety=best.safety, then_discard=best.card)
 

@@ -102,6 +102,19 @@ def test_a_knock_is_a_close_call_against_what_playing_on_would_bring(call: Call)
     assert points == [23.0, 22.0, 21.0] and answer["close_call"] is False
 
 
+def test_the_discard_planned_with_a_take_is_the_one_advised_after_it(call: Call) -> None:
+    """The take's ``then_discard`` is ranked as the discard phase ranks (after two draws): taking the card
+    and asking again gives that discard (here 8h, where one draw alone would plan Tc)."""
+    draw = {"hand": "3c Qs 4h Ad Kc 8h Jc Tc 5d 2c", "phase": "draw", "upcard": "Ts", "discard_pile": ["Ts", "7c"],
+            "stock_count": 30, "opponent_discards": ["7c"]}
+    take = next(a for a in call("POST", "/v1/hint", json=draw).get_json()["alternatives"]
+                if a["action"]["type"] == "take_upcard")
+    after = {**draw, "phase": "discard", "hand": f"{draw['hand']} 7c", "discard_pile": ["Ts"],
+             "drawn_from_discard": "7c"}
+    assert call("POST", "/v1/hint", json=after).get_json()["action"] == {"type": "discard", "card": "8h"}
+    assert take["then_discard"] == "8h"
+
+
 def test_the_numbers_are_the_engines_rounded_to_three_decimals(call: Call) -> None:
     answer = call("POST", "/v1/hint", json=KNOCK_STATE).get_json()
     state = GameState(hand=tuple(parse_card(c) for c in str(KNOCK_STATE["hand"]).split()), phase="discard",
