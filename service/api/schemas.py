@@ -591,7 +591,9 @@ class HintAlternative(Schema):
     undercut_risk = fields.Float(required=True, allow_none=True, metadata={
         "description": "Knocks: the chance of being undercut."})
     outs = fields.List(_card(), required=True, metadata={
-        "description": "Unseen cards that would lower the deadwood kept."})
+        "description": "The live outs of the ten cards kept: the unseen cards (not in your hand, the pile or "
+        "`opponent_hand_known`) that, drawn next, would lower their least deadwood (after the best discard) or "
+        "form a meld with two or more of them."})
     safety = fields.Float(required=True, allow_none=True, metadata={
         "description": "Discards: the chance the opponent cannot meld the card."})
     then_discard = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD),

@@ -170,7 +170,8 @@ class Alternative:
     minus the penalty for feeding the opponent a meld card and the defence term (see the module
     docstring).
     ``deadwood`` is the deadwood of the ten cards kept (for ``take_upcard``: after ``then_discard``).
-    ``outs`` are the unseen cards that would lower that deadwood; ``safety`` is the chance the
+    ``outs`` are the unseen cards that, drawn next, would lower that deadwood (after the best discard)
+    or form a meld with two or more of the cards kept; ``safety`` is the chance the
     opponent cannot meld the discarded card; ``undercut_risk`` the chance a knock is undercut.
     """
 
@@ -741,11 +742,17 @@ class _Context:
     def continuation(self, hand11: Hand, card: Card, draws: int = 1) -> _Continue:
         """Discard ``card`` from an 11-card hand and keep playing, scored after one or two draws."""
         kept = hand11 & ~card_bit(card)
-        expected, outs = self.lookahead(kept)
+        expected, lowering = self.lookahead(kept)
         if draws == 2:
             expected = self.two_draws(kept)
         deadwood = self.deadwood(kept)
-        return _Continue(card, deadwood, expected + self.discard_cost(kept, card), outs, 1 - self.danger(card))
+        return _Continue(card, deadwood, expected + self.discard_cost(kept, card), self.outs(kept, lowering),
+                         1 - self.danger(card))
+
+    def outs(self, kept: Hand, lowering: Hand) -> Hand:
+        """The live outs of the ten cards ``kept``: the unseen cards that, drawn next, would lower their least
+        deadwood (``lowering``, from ``lookahead``) or form a meld with two or more of them."""
+        return lowering | meld_partners(kept) & self.checked.unseen
 
     def best_continuation(self, hand11: Hand, forbidden: Card | None, second_draw: bool = False
                           ) -> list[_Continue]:
@@ -1088,7 +1095,8 @@ def _knock_alternative(knock: _Knock, context: _Context) -> Alternative:
     safety = None if card is None else 1 - context.danger(card)
     outs: tuple[Card, ...] = ()
     if card is not None and knock.deadwood > 0:
-        outs = tuple(iter_cards(context.lookahead(context.checked.hand & ~card_bit(card))[1]))
+        kept = context.checked.hand & ~card_bit(card)
+        outs = tuple(iter_cards(context.outs(kept, context.lookahead(kept)[1])))
     return Alternative(knock.action, knock.expected_points, "points", knock.deadwood, knock.expected_points,
                        knock.undercut_risk, outs, safety)
 

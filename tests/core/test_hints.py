@@ -58,6 +58,8 @@ from service.core.melds import find_melds, min_deadwood, optimal_arrangements
 from service.core.rules import Rules, resolve_rules
 from service.core.scoring import score_round
 
+from . import reference as ref
+
 # The presets that differ in play, the eleven-card deal (no upcard) with and without the pile card thrown
 # straight back, and the stock-end discard offered to knock with, GRA or not (a stock end of 6 ends more random
 # hands there).
@@ -191,10 +193,14 @@ def test_advice_is_always_legal(index: int) -> None:
 
 
 def reference_outs(kept: Hand, unseen: list[Card]) -> set[Card]:
-    """The unseen cards that, drawn, lower the least deadwood of ``kept`` after the best discard."""
+    """The unseen cards that, drawn, lower the least deadwood of ``kept`` after the best discard, or form a
+    meld with two or more of its cards (every meld of the eleven cards, by the brute-force reference)."""
     base = min_deadwood(kept)
-    return {x for x in unseen
-            if min(min_deadwood((kept | card_bit(x)) & ~card_bit(d)) for d in ALL_CARDS if kept >> d & 1) < base}
+    lowering = {x for x in unseen
+                if min(min_deadwood((kept | card_bit(x)) & ~card_bit(d)) for d in ALL_CARDS if kept >> d & 1) < base}
+    melding = {x for x in unseen if any(ref.from_bits(card_bit(x)) <= meld
+                                        for meld in ref.melds(ref.from_bits(kept | card_bit(x))))}
+    return lowering | melding
 
 
 @pytest.mark.parametrize("index", [i for i, (s, _) in enumerate(STATES) if s.phase == "discard"][::5])
@@ -938,22 +944,25 @@ def test_plays_on_rather_than_knock_for_a_modest_gain() -> None:
     assert f"less than the {DEFAULT_CONFIG.knock_margin:.0f} points" in patient.reason
 
 
-@pytest.mark.parametrize(("last", "rules", "knocking"), [
-    ("2d", Rules(), "expected +1.0 points, undercut risk 0%, less than the 20 points it takes to give up playing on "
-                    "for gin or an undercut."),
-    ("Ad", Rules(undercut_on_tie=False), "expected +0.0 points, undercut risk 0%."),
-    ("Ad", Rules(), "expected -25.0 points, undercut risk 100%."),
+@pytest.mark.parametrize(("last", "rules", "outs", "knocking"), [
+    ("2d", Rules(), 5, "expected +1.0 points, undercut risk 0%, less than the 20 points it takes to give up playing "
+                       "on for gin or an undercut."),
+    ("Ad", Rules(undercut_on_tie=False), 4, "expected +0.0 points, undercut risk 0%."),
+    ("Ad", Rules(), 4, "expected -25.0 points, undercut risk 100%."),
 ])
-def test_the_reason_for_not_knocking_names_the_margin_only_for_a_knock_that_scores(last: str, rules: Rules,
+def test_the_reason_for_not_knocking_names_the_margin_only_for_a_knock_that_scores(last: str, rules: Rules, outs: int,
                                                                                    knocking: str) -> None:
     """The opponent's ten cards are shown to the engine: after our knock with 1 deadwood it holds ``last`` alone
-    unmatched (2 wins us 1 point; 1 ties, an undercut only where ties are), below the 20-point margin."""
+    unmatched (2 wins us 1 point; 1 ties, an undercut only where ties are), below the 20-point margin. The outs:
+    4s, 3h and 7h, which make gin, and Ah and Ad, which meld with As and Ac without lowering the deadwood (Ad
+    only where the opponent does not hold it)."""
     opponent = cards("8s 8h 8d 9c Tc Jc Qd Qs Qc") + cards(last)
     state = situation(cards("As 2s 3s 4h 5h 6h 7c 7d 7s Ac Kc"), "discard", pile=10, held=opponent)
     advice = hint(state, rules, revealed=hand_from_cards(opponent))
     assert advice.action == Action("discard", parse_card("Kc"))
-    assert advice.reason == ("Discard Kc: keeps As 2s 3s, 4h 5h 6h, 7s 7d 7c with 1 deadwood and 3 live outs; the "
-                             "opponent can use Kc with chance 100%. Knocking (1 deadwood) is not advised: " + knocking)
+    assert advice.reason == (f"Discard Kc: keeps As 2s 3s, 4h 5h 6h, 7s 7d 7c with 1 deadwood and {outs} live outs; "
+                             "the opponent can use Kc with chance 100%. Knocking (1 deadwood) is not advised: "
+                             + knocking)
 
 
 def states_with_the_opponents_hand(count: int, seed: int) -> Iterator[tuple[GameState, Rules, int]]:
