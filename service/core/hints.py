@@ -63,9 +63,14 @@ card that allows a knock worth more than ``knock_margin`` (or gin) is always tak
 *Knocks, gin, big gin* are scored in expected points (``unit="points"``) against the sampled
 opponent hands: the defender's best melds and layoffs (``layoffs.best_defence``), the undercut
 rule, bonuses and Oklahoma's doubling. Big gin and gin are always taken (gin cannot be undercut;
-the bigger bonus wins). A knock is made when its expected points exceed ``knock_margin``; when
-the discard would end the hand as a draw at the stock end, any knock with positive expectation is
-made instead. The default margin (20 points) comes from self-play (``benchmarks/selfplay.py``):
+the bigger bonus wins). A knock is made when its expected points exceed ``knock_margin``.
+
+*The last turn* (``_Context.last_turn``): one card above the stock's end no draw of ours follows
+(after a stock draw the stock is at its end, after a take the opponent makes the last draw), so
+playing on is over and every move is valued in expected points: a knock against the samples, a
+discard by what the opponent's last turn costs us (``_Context.end_value``: its knock, counted only
+where it would not be undercut; at the stock's end nothing, or its knock with our discard under
+``stock_end_discard``), a stock draw by the mean over the stock of the best of these. The default margin (20 points) comes from self-play (``benchmarks/selfplay.py``):
 against an opponent that knocks as soon as it may, margins of 20 and 30 score alike (playing on
 for gin or an undercut beats knocks expected to win less), 15 a little less and 10 clearly less;
 against the engine itself, which waits, lower margins win (20 beats 30, 15 beats 20) down to 10,
@@ -709,25 +714,32 @@ class _Context:
             return theirs - mine + rules.undercut_bonus
         return theirs - mine
 
-    def defence(self, kept: Hand, card: Card) -> tuple[float, float]:
+    def cautious_outcome(self, mine: int, theirs: int) -> int:
+        """``knock_outcome`` where the opponent does not knock into an undercut (we score nothing then)."""
+        return min(0, self.knock_outcome(mine, theirs))
+
+    def defence(self, kept: Hand, card: Card, pile_only: bool = False, cautious: bool = False) -> tuple[float, float]:
         """After discarding ``card`` and keeping ``kept``: the chance the opponent knocks on its next
-        turn, and our expected points from that knock (over the samples' draws)."""
-        key = kept << 6 | card
+        turn, and our expected points from that knock (over the samples' draws); with ``pile_only``, a
+        knock only by taking ``card`` (the stock is at its end); with ``cautious``, an opponent that would
+        be undercut does not knock (so an undercut is not counted on)."""
+        key = (kept << 6 | card) << 2 | pile_only << 1 | cautious
         found = self.defences.get(key)
         if found is not None:
             return found
         mine = self.deadwood(kept)
+        outcome = self.cautious_outcome if cautious else self.knock_outcome
         chance = points = 0.0
         for threat in self.threats:
             if card in threat.pile:
                 theirs = threat.pile[card]
                 if theirs is not None:
                     chance += threat.weight
-                    points += threat.weight * self.knock_outcome(mine, theirs)
-            elif threat.stock:
+                    points += threat.weight * outcome(mine, theirs)
+            elif threat.stock and not pile_only:
                 share = threat.weight / threat.stock_size
                 chance += share * len(threat.stock)
-                points += share * sum(self.knock_outcome(mine, theirs) for theirs in threat.stock)
+                points += share * sum(outcome(mine, theirs) for theirs in threat.stock)
         found = self.defences[key] = chance, points * self.doubling
         return found
 
@@ -770,12 +782,24 @@ class _Context:
             options[:len(rescored)] = sorted(rescored, key=_continue_order)
         return options
 
+    def last_turn(self) -> bool:
+        """Whether no draw of ours follows this turn: after it the opponent makes the hand's last draw, or
+        none is left (the stock is at its end), so playing on for gin or an undercut is over."""
+        return self.state.phase != "first_upcard" and self.state.stock_count <= self.rules.stock_end + 1
+
+    def end_value(self, kept: Hand, card: Card, stock_count: int) -> float:
+        """Our expected points from discarding ``card`` (keeping ``kept``) without knocking on our last turn,
+        ``stock_count`` cards left: what the opponent's knock on its last turn costs us. An opponent that would
+        be undercut is taken not to knock: the hint does not count on a careless opponent."""
+        if stock_count > self.rules.stock_end:  # it draws the last card, or takes ours
+            return self.defence(kept, card, cautious=True)[1]
+        if self.rules.stock_end_discard == "draw":
+            return 0.0  # the hand is a draw
+        return self.defence(kept, card, pile_only=True, cautious=True)[1]  # it may take our card only to knock
+
     def knock_threshold(self) -> float:
-        """The expected points a knock must exceed to be made: ``knock_margin``, or 0 when our discard
-        would end the hand as a draw."""
-        if self.state.phase == "discard" and self.state.stock_count <= self.rules.stock_end:
-            return 0.0
-        return self.config.knock_margin
+        """The expected points a knock must exceed to be made: ``knock_margin``, or 0 on our last turn."""
+        return 0.0 if self.last_turn() else self.config.knock_margin
 
     def worth_knocking(self, knock: _Knock) -> bool:
         """Whether to make ``knock`` (gin always) rather than play on."""
@@ -1038,6 +1062,8 @@ def model_opponent(state: GameState, rules: Rules, seed: int = 0, config: Engine
 
 
 def _discard_hint(context: _Context) -> Hint:
+    if context.last_turn() and context.samples:
+        return _last_turn_discard_hint(context)
     state, rules, config = context.state, context.rules, context.config
     hand = context.checked.hand
     forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
@@ -1055,7 +1081,9 @@ def _discard_hint(context: _Context) -> Hint:
         close = len(knocks) > 1 and _points_apart(knocks[0].expected_points, knocks[1].expected_points) < 1.0
         close = close or (best_knock.deadwood > 0 and bool(context.samples) and not only_to_knock
                           and _points_apart(best_knock.expected_points, context.knock_threshold()) < 2.0)
-        return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, stock_ends),
+        why = "the stock is at its end, so not knocking draws the hand" if stock_ends else \
+            "knocking now beats waiting while the opponent improves"
+        return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, why),
                     best_knock.arrangement.melds, len(context.samples))
     best = continues[0]
     alternatives = continue_alternatives + knock_alternatives
@@ -1063,6 +1091,51 @@ def _discard_hint(context: _Context) -> Hint:
     melds = _melds_of(hand & ~card_bit(best.card))
     reason = _discard_reason(best, melds, best_knock, stock_ends, config.knock_margin, rules.stock_end_discard)
     return Hint(Action("discard", best.card), tuple(alternatives), close, reason, melds, len(context.samples))
+
+
+def _last_turn_discard_hint(context: _Context) -> Hint:
+    """Our last turn (``_Context.last_turn``): no draw of ours follows, so a knock and a discard are both
+    valued in expected points, a discard by what the opponent's last turn brings (``_Context.end_value``).
+    Gin and big gin are always made."""
+    state = context.state
+    hand = context.checked.hand
+    knocks = _knocks(context, hand, state.drawn_from_discard)
+    ends = [] if take_only_to_knock(state, context.rules) else _end_discards(context, hand, state.stock_count,
+                                                                               state.drawn_from_discard)
+    best_knock = knocks[0] if knocks else None
+    knock_first = best_knock is not None and (
+        best_knock.deadwood == 0 or not ends or best_knock.expected_points > ends[0].evaluation)
+    knock_alternatives = [_knock_alternative(k, context) for k in knocks]
+    chosen, *others = knock_alternatives + ends if knock_first else ends + knock_alternatives
+    others.sort(key=lambda a: -a.evaluation)  # stable: knocks before discards on ties
+    alternatives = (chosen, *others)
+    close = bool(others) and _points_apart(chosen.evaluation, others[0].evaluation) < 1.0 and (
+        bool(knocks) or chosen.evaluation != others[0].evaluation)  # all discards alike: nothing to call
+    if knock_first:
+        assert best_knock is not None
+        reason = _knock_reason(best_knock, _last_turn_text(context, ends[0] if ends else None))
+        return Hint(best_knock.action, alternatives, close, reason, best_knock.arrangement.melds,
+                    len(context.samples))
+    card = chosen.action.card
+    assert card is not None
+    reason = _last_discard_reason(context, chosen, best_knock)
+    return Hint(chosen.action, alternatives, close, reason, _melds_of(hand & ~card_bit(card)), len(context.samples))
+
+
+def _end_discards(context: _Context, hand: Hand, stock_count: int, taken: Card | None) -> list[Alternative]:
+    """The discards of an eleven-card ``hand`` (``taken`` from the pile, if so) on our last turn, best first
+    (the higher card on ties), each valued by what the opponent's last turn brings with ``stock_count`` cards
+    left; none has outs."""
+    forbidden = None if context.rules.discard_pickup_allowed else taken
+    ends = []
+    for card in _by_value(hand):
+        if card != forbidden:
+            kept = hand & ~card_bit(card)
+            value = context.end_value(kept, card, stock_count)
+            ends.append(Alternative(Action("discard", card), value, "points", context.deadwood(kept), value,
+                                    safety=1 - context.danger(card)))
+    ends.sort(key=lambda a: -a.evaluation)
+    return ends
 
 
 def _knocks(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
@@ -1117,6 +1190,8 @@ def _draw_hint(context: _Context) -> Hint:
                     "stock.", _melds_of(hand), len(context.samples))
     top = state.discard_pile[-1] if state.discard_pile else state.upcard
     assert top is not None
+    if context.last_turn() and context.samples:
+        return _last_draw_hint(context, hand, top)
     take = _take_value(context, hand, top)
     take_action = Action("take_upcard")
     if take.unit == "points":
@@ -1132,6 +1207,62 @@ def _draw_hint(context: _Context) -> Hint:
         kept &= ~card_bit(take.then_discard)
     melds = _melds_of(kept) if choice == take_action else _melds_of(hand)
     return Hint(choice, alternatives, close, reason, melds, len(context.samples))
+
+
+def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
+    """Our last draw (one card above the stock's end): after a stock draw the stock is at its end, after a
+    take the opponent makes the last draw, so only a knock now, or what the opponent's last turn brings,
+    scores. Both draws are valued in expected points."""
+    stock_end = context.rules.stock_end
+    total = drawable = knocking = 0.0
+    for drawn, weight in context.draw_weights:
+        move = _best_last_turn(context, hand | card_bit(drawn), None, stock_end)
+        total += weight * move.evaluation
+        knocking += weight * (move.action.type != "discard")
+        drawable += weight
+    stock_points = total / (drawable or 1.0)
+    stock = Alternative(Action("draw_stock"), stock_points, "points", expected_points=stock_points)
+    best = _best_last_turn(context, hand | card_bit(top), top, stock_end + 1)
+    take = replace(best, action=Action("take_upcard"), then_discard=best.action.card)
+    chosen, other = (take, stock) if take.evaluation > stock.evaluation else (stock, take)
+    close = _points_apart(chosen.evaluation, other.evaluation) < context.config.close_margin
+    card = format_card(top)
+    knock_chance = f"you would knock with chance {knocking / (drawable or 1.0):.0%}"
+    if best.action.type == "discard":
+        taking = (f"taking {card} and discarding {format_card(best.action.card or 0)} leaves the opponent the last "
+                  f"draw, expected {take.evaluation:+.1f} points")
+    else:
+        taking = f"taking {card} allows {_finish_name(best.action.type == 'big_gin', best.deadwood or 0)}, " \
+                 f"expected {take.evaluation:+.1f} points"
+    if chosen is stock:
+        reason = (f"Draw from the stock: this is your last draw, and only a knock scores after it ({knock_chance}, "
+                  f"expected {stock.evaluation:+.1f} points); {taking}.")
+        melds = _melds_of(hand)
+    else:
+        reason = (f"Take {card}: this is your last draw; {taking}, against {stock.evaluation:+.1f} from the stock "
+                  f"({knock_chance}).")
+        kept = hand | card_bit(top)
+        melds = _melds_of(kept if best.action.type == "big_gin" else kept & ~card_bit(best.action.card or 0))
+    return Hint(chosen.action, (chosen, other), close, reason, melds, len(context.samples))
+
+
+def _knocks_at_once(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
+    """``_knocks`` of an eleven-card hand, skipped when no discard brings it within the knock limit."""
+    if context.best_drop(hand)[0] > context.limit and context.deadwood(hand) > 0:
+        return []
+    return _knocks(context, hand, taken)
+
+
+def _best_last_turn(context: _Context, hand: Hand, taken: Card | None, stock_count: int) -> Alternative:
+    """The best move of an eleven-card ``hand`` on our last turn (``taken`` from the pile, if so), with
+    ``stock_count`` cards left: gin or big gin if it can, else the knock or the discard expected to score more."""
+    knocks = _knocks_at_once(context, hand, taken)
+    if knocks and knocks[0].deadwood == 0:
+        return _knock_alternative(knocks[0], context)
+    discards = _end_discards(context, hand, stock_count, taken)
+    if knocks and (not discards or knocks[0].expected_points > discards[0].evaluation):
+        return _knock_alternative(knocks[0], context)
+    return discards[0]
 
 
 def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
@@ -1225,17 +1356,43 @@ def _describe(melds: Iterable[Meld]) -> str:
     return ", ".join(shown) if shown else "no melds"
 
 
-def _knock_reason(knock: _Knock, stock_ends: bool) -> str:
+def _knock_reason(knock: _Knock, why: str) -> str:
     melds = _describe(knock.arrangement.melds)
     if knock.action.type == "big_gin":
         return f"Big gin: all eleven cards meld ({melds})."
     card = format_card(knock.action.card) if knock.action.card is not None else ""
     if knock.deadwood == 0:
         return f"Gin: discard {card} and lay out {melds}; gin cannot be undercut."
-    why = "the stock is at its end, so not knocking draws the hand" if stock_ends else \
-        "knocking now beats waiting while the opponent improves"
     return (f"Knock discarding {card} with {knock.deadwood} deadwood, keeping {melds}: undercut risk "
             f"{knock.undercut_risk:.0%}, expected {knock.expected_points:+.1f} points; {why}.")
+
+
+def _last_turn_text(context: _Context, best_end: Alternative | None) -> str:
+    """Why a knock on our last turn beats the best discard without one (``best_end``)."""
+    if best_end is None:
+        return "the card taken may be kept only to knock"
+    if context.state.stock_count <= context.rules.stock_end and context.rules.stock_end_discard == "draw":
+        return "the stock is at its end, so not knocking draws the hand"
+    return (f"this is your last turn, and the best discard without a knock is expected to score "
+            f"{best_end.evaluation:+.1f} (the opponent's last turn)")
+
+
+def _last_discard_reason(context: _Context, chosen: Alternative, knock: _Knock | None) -> str:
+    card = format_card(chosen.action.card) if chosen.action.card is not None else ""
+    stock_ends = context.state.stock_count <= context.rules.stock_end
+    if stock_ends and context.rules.stock_end_discard == "draw":
+        text = f"Discard {card}: the hand ends as a draw after this discard."
+    elif stock_ends:
+        text = (f"Discard {card}: the opponent may take it only to knock, else the hand is a draw; expected "
+                f"{chosen.evaluation:+.1f} points.")
+    else:
+        text = (f"Discard {card}: this is your last turn, and the opponent makes the last draw; {card} leaves you "
+                f"expected {chosen.evaluation:+.1f} points from its turn (its knock; a knock you would undercut "
+                "is not counted on).")
+    if knock is not None:
+        text += (f" Knocking ({knock.deadwood} deadwood) is expected to score {knock.expected_points:+.1f} "
+                 f"points, undercut risk {knock.undercut_risk:.0%}.")
+    return text
 
 
 def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | None, stock_ends: bool,

@@ -792,6 +792,44 @@ def test_a_knock_before_the_stock_end_says_it_beats_waiting() -> None:
                              "risk 0%, expected +0.0 points; knocking now beats waiting while the opponent improves.")
 
 
+def test_the_last_draw_and_the_last_turn_are_valued_in_points() -> None:
+    """One card above the stock's end no draw of ours follows this turn, so playing on for gin or an undercut
+    is over: a take that allows a knock worth less than ``knock_margin`` is taken, and the knock made; a
+    discard without a knock is worth what the opponent's last turn costs us, never an undercut counted on."""
+    hand = cards("Ts Js As Ah Ac 7c 7h 7s 5h Kc")  # 9s on the pile: 9s Ts Js, and 5 deadwood after Kc
+    draw = situation(hand, "draw", pile=29)
+    top = draw.discard_pile[-1]
+    assert (draw.stock_count, format_card(top)) == (Rules().stock_end + 1, "9s")
+    advice = hint(draw, Rules())
+    take, stock = advice.alternatives
+    assert advice.action == take.action == Action("take_upcard") and stock.action == Action("draw_stock")
+    assert {take.unit, stock.unit} == {"points"} and take.then_discard == parse_card("Kc")
+    assert 0 < (take.expected_points or 0.0) < DEFAULT_CONFIG.knock_margin and take.deadwood == 5
+    assert stock.evaluation >= 0  # after a stock draw the hand ends: a knock, or a draw
+    assert advice.reason.startswith("Take 9s: this is your last draw; taking 9s allows a knock with 5 deadwood")
+    taken = replace(draw, phase="discard", hand=(*draw.hand, top), discard_pile=draw.discard_pile[:-1],
+                    drawn_from_discard=top)
+    after = hint(taken, Rules())
+    assert after.action == Action("knock", parse_card("Kc"))
+    assert after.alternatives[0].expected_points == take.expected_points
+    assert "this is your last turn" in after.reason
+    discards = [a for a in after.alternatives if a.action.type == "discard"]
+    assert discards and all(a.unit == "points" and a.outs == () and a.evaluation <= 0 for a in discards)
+    assert [a.evaluation for a in after.alternatives] == sorted((a.evaluation for a in after.alternatives),
+                                                                reverse=True)
+
+
+def test_the_last_discard_under_the_fiftieth_card_rule_counts_the_offer() -> None:
+    """With ``stock_end_discard`` the discard that leaves the stock at its end may be taken to knock: a
+    discard is worth what that costs us (0 where the opponent cannot knock with it)."""
+    rules = Rules(stock_end_discard="take_to_knock")
+    hand = cards("As 3s 5h 7c 9d Jd Kh 2c 4d 6h 8s")  # no meld: no knock
+    advice = hint(situation(hand, "discard", pile=29), rules, config=FAST)
+    assert advice.action.type == "discard" and advice.reason.startswith(
+        f"Discard {format_card(advice.action.card or 0)}: the opponent may take it only to knock")
+    assert all(a.unit == "points" and a.evaluation <= 0 for a in advice.alternatives)
+
+
 def test_the_reason_says_when_a_discard_ends_the_hand_as_a_draw() -> None:
     hand = cards("As 3s 5h 7c 9d Jd Kh 2c 4d 6h 8s")  # no meld: no knock
     for pile, ends in ((10, False), (29, True)):
@@ -799,7 +837,7 @@ def test_the_reason_says_when_a_discard_ends_the_hand_as_a_draw() -> None:
         assert (state.stock_count == Rules().stock_end) == ends
         advice = hint(state, Rules(), config=FAST)
         assert advice.action.type == "discard"
-        assert advice.reason.endswith(" The hand ends as a draw after this discard.") == ends
+        assert advice.reason.endswith("ends as a draw after this discard.") == ends
 
 
 def test_the_reason_for_a_discard_keeping_no_melds() -> None:
