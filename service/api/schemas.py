@@ -583,17 +583,20 @@ class HintAlternative(Schema):
         "the penalties for feeding the opponent and for its knock on the next turn (unit `deadwood`). A deadwood d "
         "counts as 2d - L below the knock limit L (so a hand in knocking range can score above 0) and as "
         "30 + (d - 30) / 2 above 30."})
-    unit = fields.String(required=True, validate=OneOf(["points", "deadwood"]))
+    unit = fields.String(required=True, validate=OneOf(["points", "deadwood"]), metadata={
+        "description": "`points` for knocks, gin and big gin, and for every move of the last turn (one card above "
+        "the stock's end, when no draw of yours follows: a discard is then worth what the opponent's last turn "
+        "costs you); `deadwood` otherwise."})
     deadwood = fields.Integer(required=True, allow_none=True, metadata={
         "description": "Deadwood of the ten cards kept."})
     expected_points = fields.Float(required=True, allow_none=True, metadata={
-        "description": "Knocks: the expected score of the hand."})
+        "description": "Knocks, and every move of the last turn: the expected score of the hand."})
     undercut_risk = fields.Float(required=True, allow_none=True, metadata={
         "description": "Knocks: the chance of being undercut."})
     outs = fields.List(_card(), required=True, metadata={
         "description": "The live outs of the ten cards kept: the unseen cards (not in your hand, the pile or "
         "`opponent_hand_known`) that, drawn next, would lower their least deadwood (after the best discard) or "
-        "form a meld with two or more of them."})
+        "form a meld with two or more of them. None for a discard on the last turn, when no draw follows."})
     safety = fields.Float(required=True, allow_none=True, metadata={
         "description": "Discards: the chance the opponent cannot meld the card."})
     then_discard = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD),
