@@ -64,17 +64,18 @@ card that allows a knock worth more than ``knock_margin`` (or gin) is always tak
 opponent hands: the defender's best melds and layoffs (``layoffs.best_defence``), the undercut
 rule, bonuses and Oklahoma's doubling. Big gin and gin are always taken (gin cannot be undercut;
 the bigger bonus wins). A knock is made when its expected points exceed ``knock_margin``.
+The default margin (20 points) comes from self-play (``benchmarks/selfplay.py``): against an
+opponent that knocks as soon as it may, margins of 20 and 30 score alike (playing on for gin or an
+undercut beats knocks expected to win less), 15 a little less and 10 clearly less; against the
+engine itself, which waits, lower margins win (20 beats 30, 15 beats 20) down to 10, which is level
+with 15.
 
 *The last turn* (``_Context.last_turn``): one card above the stock's end no draw of ours follows
 (after a stock draw the stock is at its end, after a take the opponent makes the last draw), so
 playing on is over and every move is valued in expected points: a knock against the samples, a
 discard by what the opponent's last turn costs us (``_Context.end_value``: its knock, counted only
 where it would not be undercut; at the stock's end nothing, or its knock with our discard under
-``stock_end_discard``), a stock draw by the mean over the stock of the best of these. The default margin (20 points) comes from self-play (``benchmarks/selfplay.py``):
-against an opponent that knocks as soon as it may, margins of 20 and 30 score alike (playing on
-for gin or an undercut beats knocks expected to win less), 15 a little less and 10 clearly less;
-against the engine itself, which waits, lower margins win (20 beats 30, 15 beats 20) down to 10,
-which is level with 15.
+``stock_end_discard``), a stock draw by the mean over the stock of the best of these.
 
 Advice is always one of ``legal_actions``. The same state, rules, seed and config always give
 the same hint, unless a time budget runs out (above).
