@@ -580,15 +580,18 @@ class _Threat:
     """How one opponent sample can knock on its next turn.
 
     ``stock`` lists the knock deadwood of each stock card that would let it knock, out of
-    ``stock_size`` cards it may draw; ``pile`` maps each card of our hand that it would take
-    from the pile (it melds and lowers the deadwood) to its knock deadwood, None if it could
-    not knock even then.
+    ``stock_size`` cards it may draw; ``pile`` maps each card of our hand (and, in a draw phase,
+    the pile's top card) that it would take from the pile (it melds and lowers the deadwood) to its
+    knock deadwood, None if it could not knock even then; ``own`` is its deadwood where that is
+    within the knock limit (at the stock's end under ``take_to_knock_any`` it knocks with it by
+    taking any card and throwing it back).
     """
 
     weight: float
     stock: tuple[int, ...]
     stock_size: int
     pile: dict[Card, int | None]
+    own: int | None
 
 
 @dataclass
@@ -722,17 +725,24 @@ class _Context:
     def defence(self, kept: Hand, card: Card, pile_only: bool = False, cautious: bool = False) -> tuple[float, float]:
         """After discarding ``card`` and keeping ``kept``: the chance the opponent knocks on its next
         turn, and our expected points from that knock (over the samples' draws); with ``pile_only``, a
-        knock only by taking ``card`` (the stock is at its end); with ``cautious``, an opponent that would
-        be undercut does not knock (so an undercut is not counted on)."""
+        knock only by taking ``card`` (the stock is at its end: under ``take_to_knock_any`` any card
+        lets an opponent whose own deadwood is within the limit knock); with ``cautious``, an opponent
+        that would be undercut does not knock (so an undercut is not counted on)."""
         key = (kept << 6 | card) << 2 | pile_only << 1 | cautious
         found = self.defences.get(key)
         if found is not None:
             return found
         mine = self.deadwood(kept)
         outcome = self.cautious_outcome if cautious else self.knock_outcome
+        any_card = pile_only and self.rules.stock_end_discard == "take_to_knock_any"
         chance = points = 0.0
         for threat in self.threats:
-            if card in threat.pile:
+            if any_card and threat.own is not None:  # it takes our card and throws it back to knock
+                with_card = threat.pile.get(card)
+                knocked = threat.own if with_card is None else min(threat.own, with_card)
+                chance += threat.weight
+                points += threat.weight * outcome(mine, knocked)
+            elif card in threat.pile:
                 theirs = threat.pile[card]
                 if theirs is not None:
                     chance += threat.weight
@@ -886,8 +896,9 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
         share = (HAND_SIZE - checked.known.bit_count()) / len(unseen) if unseen else 0.0
         held = {card: share for card in unseen}
     context.held = held
-    in_stock = sum(1 - h for h in held.values()) or 1.0
-    context.draw_weights = [(card, (1 - held[card]) / in_stock) for card in unseen]
+    in_stock = {card: max(0.0, 1 - held[card]) for card in unseen}  # a card surely held may sum past 1
+    total_in_stock = sum(in_stock.values()) or 1.0
+    context.draw_weights = [(card, in_stock[card] / total_in_stock) for card in unseen]
 
 
 def opponent_stock_draws(state: GameState) -> int:
@@ -924,13 +935,18 @@ def _meld_known(known: Hand, unseen: Hand, rng: random.Random) -> Hand:
     return hand
 
 
+def _pile_top(state: GameState) -> Hand:
+    """In a draw phase the pile's top card, which we may take and (where the rules allow) throw back."""
+    return card_bit(state.discard_pile[-1]) if state.phase != "discard" and state.discard_pile else 0
+
+
 def _find_threats(context: _Context) -> None:
     """How each opponent sample could knock on its next turn, by drawing or taking our discard.
 
     A card that melds is searched only if it could bring the deadwood within the limit: adding it
     melds away at most ``meld_reach``, and the discard after it saves at most 10.
     """
-    unseen, ours, limit = context.checked.unseen, context.checked.hand, context.limit
+    unseen, ours, limit = context.checked.unseen, context.checked.hand | _pile_top(context.state), context.limit
     for hand, weight in context.samples:
         base = context.deadwood(hand)
         drop, _ = context.best_drop(hand)
@@ -950,7 +966,8 @@ def _find_threats(context: _Context) -> None:
             after = context.best_drop(hand | 1 << card)[0]
             if after < base:
                 pile[card] = after if after <= limit else None
-        context.threats.append(_Threat(weight, tuple(knocks), stock.bit_count() or 1, pile))
+        context.threats.append(_Threat(weight, tuple(knocks), stock.bit_count() or 1, pile,
+                                       base if base <= limit else None))
 
 
 def meld_reach(hand: Hand, card: Card) -> int:
@@ -1125,8 +1142,8 @@ def _last_turn_discard_hint(context: _Context) -> Hint:
 
 def _end_discards(context: _Context, hand: Hand, stock_count: int, taken: Card | None) -> list[Alternative]:
     """The discards of an eleven-card ``hand`` (``taken`` from the pile, if so) on our last turn, best first
-    (the higher card on ties), each valued by what the opponent's last turn brings with ``stock_count`` cards
-    left; none has outs."""
+    (on ties the one keeping the least deadwood, then the higher card), each valued by what the opponent's
+    last turn brings with ``stock_count`` cards left; none has outs."""
     forbidden = None if context.rules.discard_pickup_allowed else taken
     ends = []
     for card in _by_value(hand):
@@ -1135,7 +1152,7 @@ def _end_discards(context: _Context, hand: Hand, stock_count: int, taken: Card |
             value = context.end_value(kept, card, stock_count)
             ends.append(Alternative(Action("discard", card), value, "points", context.deadwood(kept), value,
                                     safety=1 - context.danger(card)))
-    ends.sort(key=lambda a: -a.evaluation)
+    ends.sort(key=lambda a: (-a.evaluation, a.deadwood))  # on ties keep the least deadwood, then the higher card out
     return ends
 
 
@@ -1180,6 +1197,8 @@ def _draw_hint(context: _Context) -> Hint:
     hand = checked.hand
     if stock_end_offer(state, context.rules):
         return _stock_end_offer_hint(context, hand, state.discard_pile[-1])
+    if context.last_turn() and context.samples:  # the draw phase: the pile holds at least the last discard
+        return _last_draw_hint(context, hand, state.discard_pile[-1])
     if take_only_to_knock(state, context.rules):
         return _returned_card_hint(context, hand, state.discard_pile[-1])
     moves = _legal_actions(state, context.rules, checked)
@@ -1191,8 +1210,6 @@ def _draw_hint(context: _Context) -> Hint:
                     "stock.", _melds_of(hand), len(context.samples))
     top = state.discard_pile[-1] if state.discard_pile else state.upcard
     assert top is not None
-    if context.last_turn() and context.samples:
-        return _last_draw_hint(context, hand, top)
     take = _take_value(context, hand, top)
     take_action = Action("take_upcard")
     if take.unit == "points":
@@ -1218,17 +1235,24 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     total = drawable = knocking = 0.0
     for drawn, weight in context.draw_weights:
         move = _best_last_turn(context, hand | card_bit(drawn), None, stock_end)
+        assert move is not None  # any card may be discarded after a stock draw
         total += weight * move.evaluation
         knocking += weight * (move.action.type != "discard")
         drawable += weight
     stock_points = total / (drawable or 1.0)
     stock = Alternative(Action("draw_stock"), stock_points, "points", expected_points=stock_points)
-    best = _best_last_turn(context, hand | card_bit(top), top, stock_end + 1)
+    card = format_card(top)
+    knock_chance = f"you would knock with chance {knocking / (drawable or 1.0):.0%}"
+    best = _best_last_turn(context, hand | card_bit(top), top, stock_end + 1,
+                           knock_only=take_only_to_knock(context.state, context.rules))
+    if best is None:  # a card thrown straight back, which allows no knock
+        reason = (f"Draw from the stock: this is your last draw, and only a knock scores after it ({knock_chance}, "
+                  f"expected {stock.evaluation:+.1f} points); {card} came straight back and may be retaken only to "
+                  "knock, which it does not allow.")
+        return Hint(stock.action, (stock,), False, reason, _melds_of(hand), len(context.samples))
     take = replace(best, action=Action("take_upcard"), then_discard=best.action.card)
     chosen, other = (take, stock) if take.evaluation > stock.evaluation else (stock, take)
     close = _points_apart(chosen.evaluation, other.evaluation) < context.config.close_margin
-    card = format_card(top)
-    knock_chance = f"you would knock with chance {knocking / (drawable or 1.0):.0%}"
     if best.action.type == "discard":
         taking = (f"taking {card} and discarding {format_card(best.action.card or 0)} leaves the opponent the last "
                   f"draw, expected {take.evaluation:+.1f} points")
@@ -1254,13 +1278,17 @@ def _knocks_at_once(context: _Context, hand: Hand, taken: Card | None) -> list[_
     return _knocks(context, hand, taken)
 
 
-def _best_last_turn(context: _Context, hand: Hand, taken: Card | None, stock_count: int) -> Alternative:
+def _best_last_turn(context: _Context, hand: Hand, taken: Card | None, stock_count: int,
+                    knock_only: bool = False) -> Alternative | None:
     """The best move of an eleven-card ``hand`` on our last turn (``taken`` from the pile, if so), with
-    ``stock_count`` cards left: gin or big gin if it can, else the knock or the discard expected to score more."""
+    ``stock_count`` cards left: gin or big gin if it can, else the knock or the discard expected to score more
+    (with ``knock_only``, the card taken may be kept only to knock: the best knock, None if none)."""
     knocks = _knocks_at_once(context, hand, taken)
     if knocks and knocks[0].deadwood == 0:
         return _knock_alternative(knocks[0], context)
-    discards = _end_discards(context, hand, stock_count, taken)
+    discards = [] if knock_only else _end_discards(context, hand, stock_count, taken)
+    if not knocks and not discards:
+        return None
     if knocks and (not discards or knocks[0].expected_points > discards[0].evaluation):
         return _knock_alternative(knocks[0], context)
     return discards[0]
@@ -1372,8 +1400,11 @@ def _last_turn_text(context: _Context, best_end: Alternative | None) -> str:
     """Why a knock on our last turn beats the best discard without one (``best_end``)."""
     if best_end is None:
         return "the card taken may be kept only to knock"
-    if context.state.stock_count <= context.rules.stock_end and context.rules.stock_end_discard == "draw":
-        return "the stock is at its end, so not knocking draws the hand"
+    if context.state.stock_count <= context.rules.stock_end:
+        if context.rules.stock_end_discard == "draw":
+            return "the stock is at its end, so not knocking draws the hand"
+        return (f"the stock is at its end, and without a knock the best discard, which the opponent may take only "
+                f"to knock, is expected to score {best_end.evaluation:+.1f}")
     return (f"this is your last turn, and the best discard without a knock is expected to score "
             f"{best_end.evaluation:+.1f} (the opponent's last turn)")
 

@@ -115,6 +115,64 @@ def test_the_discard_planned_with_a_take_is_the_one_advised_after_it(call: Call)
     assert take["then_discard"] == "8h"
 
 
+# GRA, stock end 5, last draw: 9d, ours, came straight back; retaken it allows only the knock we have already
+RETURNED_AT_THE_LAST_DRAW = {
+    "hand": "2d 2h 4h 2s As 7d 7h 7c 3h 5h", "phase": "draw", "upcard": "Ts", "stock_count": 6,
+    "discard_pile": _listed("Jc Jh Ts Th Td 8d 8h 8c Jd 8s 9h 7s Kc Kd 9s Kh Tc Qh 5c Qs 5s Ad 3s Qd 9c 9d"),
+    "opponent_hand_known": ["4c", "4d", "6d", "3c"], "returned_discard": True,
+    "rules": {"preset": "gra", "stock_end": 5},
+    "opponent_discards": _listed("Jc Jh Th 7h 8h Jd 8s Kd Kc 9s Kh Qh 5c Qs 5h 5s 3s 9c 9d"),
+}
+# Game Colony's stock end: the opponent (3 deadwood is undercut with chance 94%) may take any discard to knock
+ANY_CARD_AT_THE_STOCK_END = {
+    "hand": "6c Ac 6d 6s Ah 5d 3s As 4d 6h 5h", "phase": "discard", "upcard": "Jc", "stock_count": 2,
+    "discard_pile": _listed("Js Jc Jh Kc Kd Ks Qs Qd Qh Kh Th 8d 8s Tc 9s Td 7h Ts 5s 9c 9d 8h 9h 8c 5c 3c Qc 3h 3d"),
+    "opponent_hand_known": ["2s", "7c", "4h"], "rules": {"stock_end_discard": "take_to_knock_any"},
+    "opponent_discards": _listed("Js Jc Kc Ks Qd Qh Th 8d Tc Td 3s Ts 9c 4h 9h 8c 6h Qc 3d"),
+}
+
+
+# GRA, last draw: 5c on top may be taken and thrown straight back, where the opponent can retake it to knock
+GRA_LAST_PILE = _listed("Jd Kc Qc Js 9d Qh 8c 8h Qs 7h Ks 9c 8d Kh Th Tc Td Ts 7s 8s Qd 7d Jh 9s Kd Jc 9h 7c 5c")
+LAST_DRAW_UNDER_GRA = {
+    "hand": "Ad 4d Ac 5h 6d As 2s 6s 6h 6c", "phase": "draw", "upcard": "4d", "stock_count": 3, "rules": "gra",
+    "discard_pile": GRA_LAST_PILE,
+    "opponent_hand_known": ["Ah", "3d", "2h"],
+    "opponent_discards": _listed("Kc Js 5h 9d 8c As 2s Qs Ks 8d Th Tc Ts 8s 7d 9s Jc 6c 5c"),
+}
+
+
+def test_a_take_on_the_last_draw_plans_the_discard_advised_after_it(call: Call) -> None:
+    """The opponent's retake of a card thrown straight back is counted when the take is planned, as it is
+    once the card is in hand."""
+    take = next(a for a in call("POST", "/v1/hint", json=LAST_DRAW_UNDER_GRA).get_json()["alternatives"]
+                if a["action"]["type"] == "take_upcard")
+    after = {**LAST_DRAW_UNDER_GRA, "phase": "discard", "hand": f"{LAST_DRAW_UNDER_GRA['hand']} 5c",
+             "discard_pile": GRA_LAST_PILE[:-1], "drawn_from_discard": "5c"}
+    advice = call("POST", "/v1/hint", json=after).get_json()
+    assert advice["action"] == {"type": "discard", "card": take["then_discard"]}
+    assert advice["alternatives"][0]["evaluation"] == take["evaluation"]
+
+
+def test_the_last_draw_counts_the_stock_for_a_card_that_came_straight_back(call: Call) -> None:
+    """Retaken only to knock, 9d adds nothing to the knock the ten cards already have; any stock card keeps
+    that knock (thrown back) and may improve it, so the stock is worth more."""
+    answer = call("POST", "/v1/hint", json=RETURNED_AT_THE_LAST_DRAW).get_json()
+    stock, take = answer["alternatives"]
+    assert answer["action"] == stock["action"] == {"type": "draw_stock", "card": None}
+    assert stock["unit"] == take["unit"] == "points" and stock["evaluation"] > take["evaluation"] > 0
+    assert take["then_discard"] == "9d"
+
+
+def test_any_discard_may_feed_a_knock_at_game_colonys_stock_end(call: Call) -> None:
+    """Under take_to_knock_any an opponent within the limit knocks with whatever we throw, so the discard
+    keeps our deadwood low: 5h (keeping 3), not the highest card (keeping 17)."""
+    answer = call("POST", "/v1/hint", json=ANY_CARD_AT_THE_STOCK_END).get_json()
+    assert answer["action"] == {"type": "discard", "card": "5h"}
+    assert all(a["evaluation"] < 0 for a in answer["alternatives"])
+    assert answer["reason"].startswith("Discard 5h: the opponent may take it only to knock, else the hand is a draw")
+
+
 def test_the_numbers_are_the_engines_rounded_to_three_decimals(call: Call) -> None:
     answer = call("POST", "/v1/hint", json=KNOCK_STATE).get_json()
     state = GameState(hand=tuple(parse_card(c) for c in str(KNOCK_STATE["hand"]).split()), phase="discard",
