@@ -12,7 +12,7 @@ from typing import Any, get_args
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from ..core.cards import Card, CardError, Hand, format_card
-from ..core.hints import DEFAULT_CONFIG, MIN_SAMPLES, PHASES, ActionType
+from ..core.hints import DEFAULT_CONFIG, MIN_LAST_DRAWS, MIN_SAMPLES, PHASES, ActionType
 from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
@@ -337,7 +337,8 @@ class HintRequest(RequestSchema):
     time_budget_ms = IntegerField(allow_none=True, load_default=HINT_TIME_BUDGET_MS,
                                     validate=Range(1, 1000), metadata={
         "description": "Milliseconds the engine may spend before it skips optional work (opponent samples beyond "
-        f"the first {MIN_SAMPLES}, and the second look at the closest discards). The rest of the evaluation "
+        f"the first {MIN_SAMPLES}, the second look at the closest discards, and on the last draw the stock cards "
+        f"beyond the first {MIN_LAST_DRAWS} of a seeded random order). The rest of the evaluation "
         "always runs, so a hint can take longer (most in the draw phases); `time_budget_reached` in the answer "
         "says when the time ran out. `null`: no budget, so the same state and seed always give the same hint."})
 

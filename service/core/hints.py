@@ -24,9 +24,11 @@ still in the stock), per discard its *safety* (the chance the opponent cannot me
 against the hands really held).
 
 *Time budget.* A hint given a ``TimeBudget`` stops sampling once the time is up (keeping at
-least ``MIN_SAMPLES``) and scores no more discards after two draws; the rest of the evaluation
-always runs, so a hint can overrun its budget by that much (most in the draw phases, where the
-stock draw and the take are scored in full). ``Hint.time_budget_reached`` says whether the time
+least ``MIN_SAMPLES``), scores no more discards after two draws, and on our last draw values no
+more stock cards (keeping at least ``MIN_LAST_DRAWS``, taken in an order drawn from the seed, so
+those valued estimate the stock's mean); the rest of the evaluation always runs, so a hint can
+overrun its budget by that much (most in the draw phases, where the stock draw and the take are
+scored in full). ``Hint.time_budget_reached`` says whether the time
 ran out before the hint was ready. Without a budget, or when it is not reached, the same state,
 rules, seed and config always give the same hint.
 
@@ -120,6 +122,8 @@ PHASES: tuple[Phase, ...] = ("first_upcard", "draw", "discard")
 HAND_SIZE = 10
 MIN_SAMPLES = 8
 """Opponent hands sampled even when the time budget has run out (unless ``EngineConfig.samples`` is lower)."""
+MIN_LAST_DRAWS = 8
+"""Stock cards valued on our last draw even when the time budget has run out."""
 FULL_STOCK = 52 - 2 * HAND_SIZE - 1
 MAX_DEADWOOD = 10 * HAND_SIZE
 
@@ -616,6 +620,7 @@ class _Context:
     worth: tuple[float, ...] = ()
     doubling: int = 1
     budget: TimeBudget | None = None
+    seed: int = 0
 
     def out_of_time(self) -> bool:
         """Whether the hint's time budget (if any) is spent: optional work is skipped from then on."""
@@ -1022,7 +1027,7 @@ def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig, th
     limit = knock_limit(rules, upcard)
     worth = tuple(deadwood_worth(deadwood, limit, config) for deadwood in range(MAX_DEADWOOD + 1))
     context = _Context(state, rules, checked, config, limit=limit, worth=worth, doubling=2 if doubled else 1,
-                       budget=budget)
+                       budget=budget, seed=seed)
     _sample_opponents(context, random.Random(seed))
     if threats:
         _find_threats(context)
@@ -1230,10 +1235,15 @@ def _draw_hint(context: _Context) -> Hint:
 def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     """Our last draw (one card above the stock's end): after a stock draw the stock is at its end, after a
     take the opponent makes the last draw, so only a knock now, or what the opponent's last turn brings,
-    scores. Both draws are valued in expected points."""
+    scores. Both draws are valued in expected points; the stock cards in a seeded random order, so that once the
+    time budget is spent (after ``MIN_LAST_DRAWS`` of them) the mean over those valued estimates the rest."""
     stock_end = context.rules.stock_end
     total = drawable = knocking = 0.0
-    for drawn, weight in context.draw_weights:
+    draws = list(context.draw_weights)
+    random.Random(context.seed).shuffle(draws)
+    for index, (drawn, weight) in enumerate(draws):
+        if index >= MIN_LAST_DRAWS and context.out_of_time():
+            break
         move = _best_last_turn(context, hand | card_bit(drawn), None, stock_end)
         assert move is not None  # any card may be discarded after a stock draw
         total += weight * move.evaluation

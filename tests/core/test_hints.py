@@ -18,6 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from service.core import hints as engine
 from service.core.cards import (
     ALL_CARDS,
     Card,
@@ -32,6 +33,7 @@ from service.core.cards import (
 from service.core.game import HandOutcome, IllegalMoveError, Table
 from service.core.hints import (
     DEFAULT_CONFIG,
+    MIN_LAST_DRAWS,
     MIN_SAMPLES,
     Action,
     Alternative,
@@ -359,6 +361,38 @@ def test_a_budget_that_runs_out_after_the_last_check_is_still_reported() -> None
     config = replace(DEFAULT_CONFIG, samples=MIN_SAMPLES)  # no check of the clock while sampling
     late = hint(state, rules, seed=3, config=config, budget=stopwatch(0))
     assert late == replace(hint(state, rules, seed=3, config=config), time_budget_reached=True)
+
+
+def test_a_spent_budget_values_the_last_draw_on_the_first_stock_cards_of_a_seeded_order(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On our last draw every stock card is valued by the best move after it; out of time, only the first
+    ``MIN_LAST_DRAWS`` of a random order fixed by the seed are, and their mean stands for the stock's."""
+    state = situation(cards("Ts Js As Ah Ac 7c 7h 7s 5h Kc"), "draw", pile=29)
+    assert state.stock_count == Rules().stock_end + 1
+    valued: list[tuple[Card, float]] = []
+    best_last_turn = engine._best_last_turn
+
+    def recording(context: engine._Context, hand: Hand, taken: Card | None, stock_count: int,
+                  knock_only: bool = False) -> Alternative | None:
+        move = best_last_turn(context, hand, taken, stock_count, knock_only)
+        if taken is None:  # a stock draw
+            assert move is not None
+            valued.append((((hand & ~hand_from_cards(state.hand)).bit_length() - 1), move.evaluation))
+        return move
+
+    monkeypatch.setattr(engine, "_best_last_turn", recording)
+    orders = []
+    for seed in (3, 4):
+        valued.clear()
+        hint(state, Rules(), seed=seed)
+        orders.append([card for card, _ in valued])
+    assert sorted(orders[0]) == sorted(orders[1]) and orders[0] != orders[1]  # all of them, in another order
+    assert len(orders[0]) > MIN_LAST_DRAWS
+    valued.clear()
+    rushed = hint(state, Rules(), seed=3, budget=stopwatch(0))
+    assert rushed.time_budget_reached and [card for card, _ in valued] == orders[0][:MIN_LAST_DRAWS]
+    stock = next(a for a in rushed.alternatives if a.action.type == "draw_stock")
+    assert min(value for _, value in valued) <= stock.evaluation <= max(value for _, value in valued)
 
 
 def test_a_budget_running_out_among_the_close_discards_stops_their_second_look() -> None:
