@@ -42,16 +42,21 @@ API_SETTINGS: dict[str, Any] = {
 }
 
 
-def _environment_value(name: str, default: int | str, environ: Mapping[str, str]) -> int | str:
-    raw = environ.get(name)
-    if raw is None or raw == "":
+def environment_integer(name: str, default: int, environ: Mapping[str, str] = os.environ) -> int:
+    """The integer in variable ``name``, ``default`` if it is unset or empty; a ValueError naming it otherwise."""
+    raw = environ.get(name) or ""
+    if not raw:
         return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+
+
+def _environment_value(name: str, default: int | str, environ: Mapping[str, str]) -> int | str:
     if isinstance(default, int):
-        try:
-            return int(raw)
-        except ValueError:
-            raise ValueError(f"{name} must be an integer, got {raw!r}") from None
-    return raw
+        return environment_integer(name, default, environ)
+    return environ.get(name) or default
 
 
 def load_config(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:

@@ -23,20 +23,15 @@ from typing import Any
 from gunicorn.glogging import Logger
 
 from service import observability
-
-
-def _int(name: str, default: int) -> int:
-    value = os.environ.get(name, "")
-    return int(value) if value else default
-
+from service.config import environment_integer
 
 wsgi_app = "service:create_app()"
-bind = f"{os.environ.get('HOST', '0.0.0.0')}:{_int('PORT', 8000)}"
-workers = _int("WEB_CONCURRENCY", len(os.sched_getaffinity(0)))
-threads = _int("GUNICORN_THREADS", 1)
-timeout = _int("GUNICORN_TIMEOUT", 30)
-graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
-keepalive = _int("GUNICORN_KEEPALIVE", 5)
+bind = f"{os.environ.get('HOST', '0.0.0.0')}:{environment_integer('PORT', 8000)}"
+workers = environment_integer("WEB_CONCURRENCY", len(os.sched_getaffinity(0)))
+threads = environment_integer("GUNICORN_THREADS", 1)
+timeout = environment_integer("GUNICORN_TIMEOUT", 30)
+graceful_timeout = environment_integer("GUNICORN_GRACEFUL_TIMEOUT", 30)
+keepalive = environment_integer("GUNICORN_KEEPALIVE", 5)
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")

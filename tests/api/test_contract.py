@@ -167,6 +167,11 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
     conf = importlib.reload(conf)
     assert (conf.bind, conf.workers, conf.timeout, conf.accesslog) == ("0.0.0.0:9123", 3, 7, None)
     assert conf.wsgi_app == "service:create_app()" and conf.control_socket_disable
+    monkeypatch.setenv("GUNICORN_TIMEOUT", "30s")
+    with pytest.raises(ValueError, match=r"^GUNICORN_TIMEOUT must be an integer, got '30s'$"):
+        importlib.reload(conf)
+    monkeypatch.undo()
+    importlib.reload(conf)  # the defaults again, for the tests that read them
 
 
 def _free_port() -> int:
