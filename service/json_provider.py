@@ -3,7 +3,7 @@
 Answers are compact UTF-8 with keys in the order they were built (the documented order). Bodies
 that Python's ``json`` can hardly digest are refused early: nesting deeper than 1,024 levels and
 numbers past a double's range are invalid JSON (400); an integer past 64 bits loads as a float,
-which every integer field refuses (422).
+which an integer field takes as the whole number it is and refuses by its range (422).
 """
 
 from __future__ import annotations

@@ -133,9 +133,13 @@ class Range(validate.Range):
 
 
 class OneOf(validate.OneOf):
-    """marshmallow's OneOf, worded as the core words its choices."""
+    """marshmallow's OneOf, worded as the core words its choices: the value given is shown as the core shows
+    one (``describe_value``: quoted, and cut short if long)."""
 
     default_message = "expected one of {choices}, got {input}"
+
+    def _format_error(self, value: Any) -> str:
+        return super()._format_error(describe_value(value))
 
 
 class Length(validate.Length):

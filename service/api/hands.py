@@ -33,7 +33,7 @@ def analyze(
     """The analysis of a 10-card hand, or of an 11-card hand over every discard."""
     limit = knock_limit_for(rules, upcard)
     if hand.bit_count() == 11:
-        forbidden = None if rules.discard_pickup_allowed else drawn_from_discard
+        forbidden = rules.banned_discard(drawn_from_discard)
         return render.drawn_hand_analysis(analyze_drawn_hand(hand), limit, forbidden)
     return render.hand_analysis(hand, optimal_arrangements(hand), limit)
 

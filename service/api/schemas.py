@@ -12,11 +12,11 @@ from typing import Any, get_args
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from ..core.cards import Card, CardError, Hand, format_card
-from ..core.hints import DEFAULT_CONFIG, MIN_LAST_DRAWS, MIN_SAMPLES, PHASES, ActionType
+from ..core.hints import DEFAULT_CONFIG, HAND_SIZE, MIN_LAST_DRAWS, MIN_SAMPLES, PHASES, ActionType
 from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
-from ..core.scoring import EXTRA_BOXES, HandRecord, check_drawn_from_discard
+from ..core.scoring import EXTRA_BOXES, NO_BIG_GIN, HandRecord, check_drawn_from_discard
 from .fields import (
     BooleanField,
     CardField,
@@ -190,6 +190,8 @@ class RoundScoreRequest(RequestSchema):
             except CardError as error:
                 raise _at("discard", error) from None
             knocker &= ~(1 << discard)
+        elif knocker.bit_count() == 11 and rules.big_gin_bonus is None:
+            raise ValidationError(NO_BIG_GIN, "discard")
         if "knocker_melds" in data:
             try:
                 check_knocker_melds(data["knocker_melds"], knocker, discard)
@@ -272,7 +274,7 @@ class _AnalyzeQueryBase(RequestSchema):
         unknown = RAISE
 
     hand = CardsField(HAND_SIZES, text_only=True, required=True)
-    rules = fields.String(validate=OneOf(list(PRESETS), error='unknown preset "{input}"; expected one of '
+    rules = fields.String(validate=OneOf(list(PRESETS), error="unknown preset {input}; expected one of "
                                                  "{choices}"), metadata={"description": "A preset name."})
     upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(metadata={"description": DRAWN_FROM_DISCARD})
@@ -290,8 +292,8 @@ AnalyzeQuery = _AnalyzeQueryBase.from_dict(
     {p.name: _query_field(p) for p in RULE_PARAMETERS if not p.nullable}, name="AnalyzeQuery")
 
 
-# The engine's own p99 is about 27 ms (README); the budget caps the slow tail, and leaves room for the
-# HTTP layer within the 50 ms a hint should take.
+# The engine's own p99 is 16-25 ms in self-play (README); the budget trims the slow tail, and leaves room
+# for the HTTP layer within the 50 ms a hint should take.
 HINT_TIME_BUDGET_MS = 40
 
 
@@ -309,11 +311,13 @@ class HintRequest(RequestSchema):
         "where the pile's bottom card may be it; none in an eleven-card deal (rule `eleven_card_deal`), whose "
         "first turn is the non-dealer's discard from 11 cards."})
     discard_pile = fields.List(CardField(), load_default=list, validate=Length(0, 52), metadata={
-        "description": "The discard pile, oldest first; its last card is the one that can be taken."})
+        "uniqueItems": True, "description": "The discard pile, oldest first; its last card is the one that can be "
+        "taken."})
     stock_count = IntegerField(required=True, validate=Range(0, 31), metadata={
         "description": "Cards left in the stock."})
-    opponent_hand_known = fields.List(CardField(), load_default=list, validate=Length(0, 11), metadata={
-        "description": "Cards the opponent took from the pile and still holds."})
+    opponent_hand_known = fields.List(CardField(), load_default=list, validate=Length(
+        0, HAND_SIZE, error="expected at most {max} cards: the opponent holds " + str(HAND_SIZE)), metadata={
+        "uniqueItems": True, "description": "Cards the opponent took from the pile and still holds."})
     opponent_discards = fields.List(CardField(), load_default=list, validate=Length(0, 52), metadata={
         "description": "Every card the opponent discarded, oldest first (a card may come back); empty only "
         "before its first turn."})

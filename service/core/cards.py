@@ -23,7 +23,6 @@ Hand = int
 RANK_CHARS = "A23456789TJQK"
 SUIT_CHARS = "shdc"
 SUIT_SYMBOLS = "♠♥♦♣"
-SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 LANE_BITS = 16
 RANK_MASK = (1 << 13) - 1
 RANK_COLUMN: Hand = 1 | 1 << 16 | 1 << 32 | 1 << 48
@@ -222,13 +221,7 @@ def parse_cards(cards: str | Iterable[str]) -> list[Card]:
 def parse_hand(cards: str | Iterable[str], sizes: Iterable[int] | None = None, noun: str = "hand") -> Hand:
     """Parse cards into a hand (duplicates rejected); ``sizes`` lists the allowed numbers of cards, and
     ``noun`` names the cards in the error when their number is not one of them."""
-    tokens = split_hand_text(cards) if isinstance(cards, str) else cards
-    hand = 0
-    for token in tokens:
-        bit = 1 << parse_card(token)
-        if hand & bit:
-            raise CardError(f"duplicate card {format_card(bit.bit_length() - 1)}", card=str(token))
-        hand |= bit
+    hand = hand_from_cards(parse_cards(cards))
     if sizes is not None:
         _check_size(hand, sizes, noun)
     return hand

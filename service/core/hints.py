@@ -97,11 +97,9 @@ from .cards import (
     FULL_DECK,
     RANK_COLUMN,
     RANK_MASK,
-    SPADES,
     Card,
     Hand,
     card_bit,
-    card_suit,
     card_value,
     format_card,
     format_hand,
@@ -109,10 +107,11 @@ from .cards import (
     iter_cards,
 )
 from .errors import FieldError, describe_value
-from .knocks import knock_limit, knock_options
+from .knocks import knock_limit, knock_options, score_doubled
 from .layoffs import best_defence
 from .melds import Arrangement, Meld, best_arrangement, min_deadwood
 from .rules import Rules
+from .scoring import knock_outcome, outcome_points
 
 Phase = Literal["first_upcard", "draw", "discard"]
 ActionType = Literal["take_upcard", "pass", "draw_stock", "discard", "knock", "gin", "big_gin"]
@@ -494,7 +493,7 @@ def _legal_actions(state: GameState, rules: Rules, checked: _Checked) -> list[Ac
         may_take = not only_to_knock or bool(_finishing_moves(checked.hand | card_bit(top), state, rules, top))
         other = Action("pass") if stock_end_offer(state, rules) else Action("draw_stock")
         return [Action("take_upcard"), other] if may_take else [other]
-    forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
+    forbidden = rules.banned_discard(state.drawn_from_discard)
     discards = [] if only_to_knock else [Action("discard", c) for c in iter_cards(checked.hand) if c != forbidden]
     return discards + _finishing_moves(checked.hand, state, rules, state.drawn_from_discard)
 
@@ -837,17 +836,13 @@ class _Context:
         total = risk = 0.0
         for hand, weight in self.samples:
             if mine == 0:
-                bonus = rules.big_gin_bonus if action.type == "big_gin" else rules.gin_bonus
-                points = (bonus or 0) + self.deadwood(hand)
+                points = outcome_points("big_gin" if action.type == "big_gin" else "gin", 0, self.deadwood(hand), rules)
             else:
                 theirs = self.defender_deadwood(arrangement.melds, hand)
-                if mine < theirs:
-                    points = theirs - mine
-                elif mine > theirs or rules.undercut_on_tie:
-                    points = -(mine - theirs + rules.undercut_bonus)
+                outcome = knock_outcome(mine, theirs, rules)
+                points = outcome_points(outcome, mine, theirs, rules)
+                if outcome == "undercut":
                     risk += weight
-                else:
-                    points = 0
             total += weight * points
         return _Knock(action, mine, arrangement, total * self.doubling, risk)
 
@@ -1023,7 +1018,7 @@ def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig, th
     """Validate the state and sample the opponent (and its next-turn threats when asked)."""
     checked = _reveal(check_state(state, rules), revealed)
     upcard = state.upcard
-    doubled = rules.oklahoma and rules.oklahoma_spades_double and upcard is not None and card_suit(upcard) == SPADES
+    doubled = score_doubled(rules, upcard)
     limit = knock_limit(rules, upcard)
     worth = tuple(deadwood_worth(deadwood, limit, config) for deadwood in range(MAX_DEADWOOD + 1))
     context = _Context(state, rules, checked, config, limit=limit, worth=worth, doubling=2 if doubled else 1,
@@ -1089,7 +1084,7 @@ def _discard_hint(context: _Context) -> Hint:
         return _last_turn_discard_hint(context)
     state, rules, config = context.state, context.rules, context.config
     hand = context.checked.hand
-    forbidden = None if rules.discard_pickup_allowed else state.drawn_from_discard
+    forbidden = rules.banned_discard(state.drawn_from_discard)
     knocks = _knocks(context, hand, state.drawn_from_discard)
     only_to_knock = take_only_to_knock(state, rules)  # the pile card was taken to knock: nothing else is legal
     continues = [] if only_to_knock else context.best_continuation(hand, forbidden, second_draw=True)
@@ -1149,7 +1144,7 @@ def _end_discards(context: _Context, hand: Hand, stock_count: int, taken: Card |
     """The discards of an eleven-card ``hand`` (``taken`` from the pile, if so) on our last turn, best first
     (on ties the one keeping the least deadwood, then the higher card), each valued by what the opponent's
     last turn brings with ``stock_count`` cards left; none has outs."""
-    forbidden = None if context.rules.discard_pickup_allowed else taken
+    forbidden = context.rules.banned_discard(taken)
     ends = []
     for card in _by_value(hand):
         if card != forbidden:
@@ -1359,7 +1354,7 @@ def _take_value(context: _Context, hand: Hand, top: Card) -> Alternative:
     if knock_take is not None and context.worth_knocking(knock_take[0]):
         return knock_take[1]
     drawn = hand | card_bit(top)
-    forbidden = None if rules.discard_pickup_allowed else top
+    forbidden = rules.banned_discard(top)
     planned = context.best_continuation(drawn, forbidden, second_draw=True)[0].card  # as the discard phase ranks
     best = context.continuation(drawn, planned)  # scored as the stock draw is, after one draw
     return Alternative(Action("take_upcard"), -best.score, "deadwood", best.deadwood,

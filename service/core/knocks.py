@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import Card, CardError, Hand, card_value, check_card, format_card
+from .cards import SPADES, Card, CardError, Hand, card_suit, card_value, check_card, format_card
 from .melds import Arrangement, analyze_drawn_hand
 from .rules import Rules
 
@@ -21,6 +21,11 @@ def knock_limit(rules: Rules, upcard: Card | None = None) -> int:
     return value
 
 
+def score_doubled(rules: Rules, upcard: Card | None) -> bool:
+    """Whether the hand's score is doubled: Oklahoma with a spade upcard (``oklahoma_spades_double``)."""
+    return rules.oklahoma and rules.oklahoma_spades_double and upcard is not None and card_suit(upcard) == SPADES
+
+
 @dataclass(frozen=True)
 class KnockOption:
     """A discard after which the remaining ten cards may be laid out as a knock."""
@@ -35,7 +40,7 @@ def check_discard(hand: Hand, card: Card, rules: Rules, drawn_from_discard: Card
     """Raise CardError if ``card`` may not be discarded from ``hand`` under ``rules``."""
     if not hand >> card & 1:
         raise CardError(f"discard {format_card(card)} is not in the hand", card=format_card(card))
-    if card == drawn_from_discard and not rules.discard_pickup_allowed:
+    if card == rules.banned_discard(drawn_from_discard):
         raise CardError(
             f"{format_card(card)} was just taken from the discard pile and may not be discarded this turn",
             card=format_card(card),
@@ -52,11 +57,12 @@ def knock_options(
     if drawn_from_discard is not None and not hand >> check_card(drawn_from_discard) & 1:
         name = format_card(drawn_from_discard)
         raise CardError(f"{name}, just taken from the pile, is not in the hand", card=name)
+    banned = rules.banned_discard(drawn_from_discard)
     options = []
     for option in analysis.options:
         if option.deadwood > limit:
             break
-        if option.card == drawn_from_discard and not rules.discard_pickup_allowed:
+        if option.card == banned:
             continue
         options.append(KnockOption(option.card, option.deadwood, option.deadwood == 0, option.arrangements[0]))
     return options

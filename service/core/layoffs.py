@@ -115,7 +115,7 @@ def best_defence(knocker_melds: Sequence[int], defender: Hand) -> DefenderResult
         for chain in _layoff_chains(meld, defender):
             cards = sum(1 << c for c in chain)
             candidates.append(Candidate(cards, hand_value(cards), tuple(Layoff(c, index) for c in chain)))
-    _, packing = pack(candidates, defender)
+    packing = pack(candidates, defender)
     covered = 0
     for candidate in packing:
         covered |= candidate.cards

@@ -443,7 +443,6 @@ _DISCARD_ORDER = tuple((-card_value(card), card_suit(card)) for card in range(64
 _deadwood_of = attrgetter("deadwood")
 
 
-def pack(candidates: Sequence[Candidate[T]], free: Hand) -> tuple[int, tuple[Candidate[T], ...]]:
-    """Largest value coverable in ``free`` by disjoint candidates, and one packing reaching it."""
-    packer = _Packer(candidates)
-    return packer.best(free), next(packer.optimal(free))
+def pack(candidates: Sequence[Candidate[T]], free: Hand) -> tuple[Candidate[T], ...]:
+    """Disjoint candidates inside ``free`` that cover the largest value (one such packing)."""
+    return next(_Packer(candidates).optimal(free))

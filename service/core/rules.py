@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields, replace
 from difflib import get_close_matches
 from typing import Any, Literal, get_args
 
+from .cards import Card
 from .errors import FieldError, describe_value
 
 OklahomaAce = Literal["gin_only", "one"]
@@ -57,6 +58,11 @@ class Rules:
                                             "turns none up")
         if problems:
             raise RulesError(problems)
+
+    def banned_discard(self, taken: Card | None) -> Card | None:
+        """The card that may not be discarded this turn: ``taken``, just taken from the pile, unless
+        ``discard_pickup_allowed``."""
+        return None if self.discard_pickup_allowed else taken
 
 
 _DEFAULTS = {f.name: f.default for f in fields(Rules)}

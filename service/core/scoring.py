@@ -6,14 +6,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .cards import SPADES, Card, CardError, Hand, card_suit, check_card, check_hand, format_card, hand_size
-from .knocks import check_discard, knock_limit
+from .cards import Card, CardError, Hand, check_card, check_hand, format_card, hand_size
+from .knocks import check_discard, knock_limit, score_doubled
 from .layoffs import DefenderResult, best_defence, check_knocker_melds
 from .melds import Arrangement, arrangements_within, best_arrangement, min_deadwood
 from .rules import Rules
 
 Outcome = Literal["knock", "undercut", "gin", "big_gin", "tie"]
 Side = Literal["knocker", "defender"]
+
+NO_BIG_GIN = ("an 11-card knocker needs its discard, since big gin is not played under these rules "
+              "(big_gin_bonus is null)")
 
 
 class IllegalKnockError(ValueError):
@@ -43,8 +46,9 @@ class RoundResult:
     discard: Card | None
 
 
-def _side_points(outcome: Outcome, knocker_deadwood: int, defender_deadwood: int, rules: Rules) -> int:
-    """Points of a round before Oklahoma doubling, positive for the knocker, negative for the defender."""
+def outcome_points(outcome: Outcome, knocker_deadwood: int, defender_deadwood: int, rules: Rules) -> int:
+    """Points of a round ending in ``outcome``, before Oklahoma doubling: positive for the knocker, negative
+    for the defender."""
     if outcome == "gin":
         return rules.gin_bonus + defender_deadwood
     if outcome == "big_gin":
@@ -57,7 +61,8 @@ def _side_points(outcome: Outcome, knocker_deadwood: int, defender_deadwood: int
     return 0
 
 
-def _knock_outcome(knocker_deadwood: int, defender_deadwood: int, rules: Rules) -> Outcome:
+def knock_outcome(knocker_deadwood: int, defender_deadwood: int, rules: Rules) -> Outcome:
+    """How a knock (not gin) with this deadwood ends against the defender's (after its layoffs)."""
     if knocker_deadwood < defender_deadwood:
         return "knock"
     if knocker_deadwood > defender_deadwood or rules.undercut_on_tie:
@@ -66,8 +71,8 @@ def _knock_outcome(knocker_deadwood: int, defender_deadwood: int, rules: Rules) 
 
 
 def _net_for_knocker(knocker: Arrangement, defence: DefenderResult, rules: Rules) -> int:
-    outcome: Outcome = "gin" if knocker.deadwood == 0 else _knock_outcome(knocker.deadwood, defence.deadwood, rules)
-    return _side_points(outcome, knocker.deadwood, defence.deadwood, rules)
+    outcome: Outcome = "gin" if knocker.deadwood == 0 else knock_outcome(knocker.deadwood, defence.deadwood, rules)
+    return outcome_points(outcome, knocker.deadwood, defence.deadwood, rules)
 
 
 def knocker_choice(knocker: Hand, defender: Hand, rules: Rules, limit: int) -> tuple[Arrangement, DefenderResult]:
@@ -135,6 +140,8 @@ def score_round(
         raise CardError(f"the knocker holds 10 cards (11 with a discard, or 11 for big gin), got {size}")
     elif size == 10 and discard is not None:
         raise CardError("a discard is given only with an 11-card knocker", card=format_card(discard))
+    if big_gin and rules.big_gin_bonus is None:
+        raise CardError(NO_BIG_GIN)
 
     if knocker_melds is not None:
         check_knocker_melds(knocker_melds, knocker, discard)
@@ -158,15 +165,13 @@ def score_round(
         laid, defence = knocker_choice(knocker, defender, rules, limit)
 
     if big_gin:
-        if rules.big_gin_bonus is None:
-            raise IllegalKnockError(0, limit, "big gin is not played under these rules: give the discard")
         outcome: Outcome = "big_gin"
     elif laid.deadwood == 0:
         outcome = "gin"
     else:
-        outcome = _knock_outcome(laid.deadwood, defence.deadwood, rules)
-    net = _side_points(outcome, laid.deadwood, defence.deadwood, rules)
-    doubled = rules.oklahoma and rules.oklahoma_spades_double and upcard is not None and card_suit(upcard) == SPADES
+        outcome = knock_outcome(laid.deadwood, defence.deadwood, rules)
+    net = outcome_points(outcome, laid.deadwood, defence.deadwood, rules)
+    doubled = score_doubled(rules, upcard)
     extra = 0
     if rules.oklahoma and rules.oklahoma_extra_boxes:
         extra = {"undercut": 1, "gin": 2, "big_gin": 2}.get(outcome, 0) * (2 if doubled else 1)

@@ -215,7 +215,11 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
         ({"phase": "discard"}, "#/hand", "11 cards"),
         ({"stock_count": 20}, "#/stock_count", "add up to 52"),
         ({"discard_pile": ["4d", "Tc", "As"]}, "#/discard_pile", "As"),
-        ({"phase": "shuffle"}, "#/phase", "expected one of first_upcard, draw, discard, got shuffle"),
+        ({"phase": "shuffle"}, "#/phase", 'expected one of first_upcard, draw, discard, got "shuffle"'),
+        # a long value is shown cut short, as the core shows one
+        ({"phase": "x" * 60_000}, "#/phase", f'expected one of first_upcard, draw, discard, got "{"x" * 40}..."'),
+        ({"opponent_hand_known": ["Ah", "2h", "3h", "4h", "5h", "6h", "7h", "8h", "9h", "Th", "Jh"]},
+         "#/opponent_hand_known", "expected at most 10 cards: the opponent holds 10"),
         ({"phase": 5}, "#/phase", "expected a string"),
         ({"discard_pile": "4d Tc 7c"}, "#/discard_pile", "expected a list (a JSON array)"),
         ({"knock_margin": None}, "#/knock_margin", "may not be null"),

@@ -148,6 +148,8 @@ def test_oklahoma_spade_upcard_doubles(call: Call) -> None:
           "knocker_melds": [["As", "2s", "3s", "4s"]]}, "#/knocker_melds/0", "uses 4s, which is the discard"),
         ({"knocker": KNOCKER, "defender": DEFENDER, "knocker_melds": [["As", "2s", "3s"]]}, "#/knocker_melds",
          "the knocker's deadwood is 53, above the knock limit of 10"),
+        ({"knocker": "As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h", "defender": "3h 9c 2d 9d Jc Qc Kc Th Td Ts",
+          "rules": "standard"}, "#/discard", "an 11-card knocker needs its discard, since big gin is not played"),
     ],
 )
 def test_round_input_errors_name_the_field(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]

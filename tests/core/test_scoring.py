@@ -153,10 +153,11 @@ def test_big_gin_scores_its_bonus() -> None:
     knocker = parse_hand("As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h")
     result = score_round(knocker, parse_hand("3h 9c 2d 9d Jc Qc Kc Th Td Ts"), Rules())
     assert (result.outcome, result.points) == ("big_gin", 31 + 23)
-    with pytest.raises(IllegalKnockError) as raised:
-        score_round(knocker, parse_hand("3h 9c 2d 9d Jc Qc Kc Th Td Ts"), TRADITIONAL)
-    # every card melds (0 deadwood): it is the rules that refuse big gin, not the knock limit of 10
-    assert (raised.value.deadwood, raised.value.limit) == (0, 10)
+    # Every card melds, but these rules have no big gin: not an illegal knock (0 deadwood is within any
+    # limit) but a knocker that needs its discard.
+    for hand in (knocker, parse_hand("As 2s 3s 4h 5h 6h 7c 8d 9s Jh Ks")):
+        with pytest.raises(CardError, match=r"^an 11-card knocker needs its discard, since big gin is not played"):
+            score_round(hand, parse_hand("3h 9c 2d 9d Jc Qc Kc Th Td Ts"), TRADITIONAL)
 
 
 def test_a_big_gin_layout_that_leaves_a_card_reports_its_deadwood_against_a_limit_of_0() -> None:
