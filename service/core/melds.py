@@ -134,7 +134,7 @@ def min_deadwood(hand: Hand) -> int:
     """The least deadwood of a hand (exact; made for hands of up to 11 or 12 cards)."""
     lanes = (hand & RANK_MASK, hand >> 16 & RANK_MASK, hand >> 32 & RANK_MASK, hand >> 48 & RANK_MASK)
     a, b, c, d = lanes
-    set_ranks = (a & b & (c | d)) | (c & d & (a | b))
+    set_ranks = (a & b & (c | d)) | (c & d & (a | b))  # _set_ranks, inline: the hottest function of the service
     deadwood = _LANE_DEADWOOD[a] + _LANE_DEADWOOD[b] + _LANE_DEADWOOD[c] + _LANE_DEADWOOD[d]
     if not set_ranks:
         return deadwood
@@ -164,7 +164,8 @@ def _run_melds(hand: Hand) -> list[Meld]:
 
 
 def _set_masks(hand: Hand) -> list[Hand]:
-    """Every way to choose the hand's sets, as the cards they use; the first is 'no sets'."""
+    """Every way to choose the hand's sets, as the cards they use; the first is 'no sets'. (``_set_choices``
+    without the melds, for ``min_deadwood``, which needs only the cards.)"""
     masks = [0]
     for options in _sets_by_rank(hand):
         masks += [used | option for used in masks for option in options]
