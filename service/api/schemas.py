@@ -507,7 +507,9 @@ class ScoredHand(Schema):
         "description": "Player (or team) 0 or 1; null for a drawn hand (or a deal split evenly)."})
     points = fields.Integer(required=True)
     extra_boxes = fields.Integer(required=True, metadata={
-        "description": "Oklahoma extra boxes won with it; for a partnership deal, the sum of the team's two tables."})
+        "description": "Oklahoma extra boxes won with it; for a partnership deal, those of the winning team's tables "
+        "(both, if it won both; a split deal is one hand won by the team with more points, so the other team's "
+        "extra boxes go with its table's points)."})
 
 
 class GameScore(Schema):

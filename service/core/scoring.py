@@ -333,7 +333,8 @@ def partnership_deal(first_table: HandRecord, second_table: HandRecord) -> HandR
     """Combine a deal's two tables into the team result (players' winners are team numbers 0/1).
 
     A team that won both tables scores the sum; with one table each, the team with more points
-    scores the difference (an even split scores nothing).
+    scores the difference (an even split scores nothing). The deal is one hand won by that team, with
+    the Oklahoma extra boxes of its own tables: the other team's go with its table's points.
     """
     net = 0
     extra = [0, 0]

@@ -139,6 +139,9 @@ def test_partnership_tables_are_checked_each() -> None:
         (HandRecord(1, 20), HandRecord(0, 21), HandRecord(0, 1)),
         # Oklahoma extra boxes: a team that won both tables has the boxes of both
         (HandRecord(0, 20, extra_boxes=2), HandRecord(0, 15, extra_boxes=1), HandRecord(0, 35, extra_boxes=3)),
+        # a split deal is one hand won by the team with more points, with its own table's boxes only
+        (HandRecord(0, 30, extra_boxes=1), HandRecord(1, 10, extra_boxes=2), HandRecord(0, 20, extra_boxes=1)),
+        (HandRecord(0, 10, extra_boxes=2), HandRecord(1, 30, extra_boxes=1), HandRecord(1, 20, extra_boxes=1)),
     ],
 )
 def test_partnership_deal(first: HandRecord, second: HandRecord, expected: HandRecord) -> None:

@@ -30,15 +30,15 @@ def test_every_parameter_is_described_once() -> None:
         ("hoyle", {"gin_bonus": 25, "undercut_bonus": 25, "box_bonus": 25, "big_gin_bonus": None, "target": 100,
                    "game_bonus": 100, "shutout": "double_score"}),
         ("online", {"big_gin_bonus": 31, "game_bonus": 0, "box_bonus": 0, "discard_pickup_allowed": False,
-                    "target": 100}),
+                    "target": 100, "shutout": "none"}),
         ("traditional", {"gin_bonus": 20, "undercut_bonus": 10, "box_bonus": 20, "shutout": "double_bonus",
                          "big_gin_bonus": None, "target": 100, "game_bonus": 100}),
         ("gra", {"gin_bonus": 25, "undercut_bonus": 25, "box_bonus": 25, "discard_pickup_allowed": True,
                  "shutout": "double_score"}),
         ("oklahoma", {"oklahoma": True, "target": 150, "gin_bonus": 20, "undercut_bonus": 10, "box_bonus": 20,
-                      "big_gin_bonus": None}),
+                      "big_gin_bonus": None, "shutout": "double_bonus"}),
         ("partnership", {"target": 125, "gin_bonus": 20, "undercut_bonus": 10, "box_bonus": 20,
-                         "big_gin_bonus": None}),
+                         "big_gin_bonus": None, "shutout": "double_bonus"}),
     ],
 )
 def test_presets_follow_their_sources(preset: str, expected: dict[str, object]) -> None:

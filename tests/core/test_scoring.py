@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from service.core.cards import ALL_CARDS, CardError, Hand, hand_from_cards, parse_card, parse_hand
+from service.core.cards import ALL_CARDS, CardError, Hand, format_card, hand_from_cards, parse_card, parse_hand
 from service.core.knocks import knock_limit, knock_options
-from service.core.melds import min_deadwood
+from service.core.melds import arrangements_within, min_deadwood, optimal_arrangements
 from service.core.rules import Rules
 from service.core.scoring import IllegalKnockError, score_round
 
@@ -99,6 +99,8 @@ def test_oklahoma_limit_comes_from_the_upcard() -> None:
     assert [knock_limit(oklahoma, parse_card(c)) for c in ["7s", "Kh", "Td", "2c"]] == [7, 10, 10, 2]
     assert knock_limit(oklahoma, parse_card("Ah")) == 1  # an Ace's value, as in seed 003's main text
     assert knock_limit(Rules(oklahoma=True, oklahoma_ace="gin_only"), parse_card("Ah")) == 0  # "some play"
+    # only the Ace is gin-only: a 2 still allows a knock with 2
+    assert [knock_limit(Rules(oklahoma=True, oklahoma_ace="gin_only"), parse_card(c)) for c in ("2c", "Kh")] == [2, 10]
     assert knock_limit(Rules(knock_limit=7), parse_card("2c")) == 7
     with pytest.raises(CardError, match="Oklahoma rules need the first upcard"):
         knock_limit(oklahoma)
@@ -108,6 +110,27 @@ def test_oklahoma_limit_comes_from_the_upcard() -> None:
 # (8 deadwood, no other layout within 10). Nothing of the defenders below can be laid off on it
 # unless the example says so.
 KNOCKER = "As 2s 3s 4h 5h 6h 7c 7d 7s 8d"
+
+
+def test_a_knock_option_lays_out_the_first_least_deadwood_arrangement() -> None:
+    """Discarding Kc leaves 8c as the deadwood whether 7s goes to the run or to the set of sevens: the option
+    reports the first layout in ``optimal_arrangements``' order (the hint scores the knock on it)."""
+    hand = parse_hand("7s 7h 7d 7c 8s 8c 9s Ts Js Qs Kc")
+    first = knock_options(hand, Rules())[0]
+    layouts = optimal_arrangements(hand & ~(1 << first.card))
+    assert format_card(first.card) == "Kc" and len(layouts) == 2
+    assert first.arrangement == layouts[0] != layouts[1]
+
+
+def test_the_knocker_keeps_the_first_layout_when_two_score_alike() -> None:
+    """4s can go to the run 4s-7s or to the set of fours; nothing is laid off either way, so both score 42: the
+    first layout in ``arrangements_within``' order is kept."""
+    knocker, defender = parse_hand("Ah Ad 4s 4h 4d 4c 5s 6s 6c 7s"), parse_hand("2s 2c 7c 9h Ts Td Jd Qh Qd Kc")
+    layouts = arrangements_within(knocker, 10)
+    scores = [score_round(knocker, defender, Rules(), knocker_melds=list(layout.melds)).points for layout in layouts]
+    assert scores[:2] == [42, 42] and max(scores) == 42
+    result = score_round(knocker, defender, Rules())
+    assert result.points == 42 and result.knocker == layouts[0] != layouts[1]
 
 
 def test_knock_scores_the_difference() -> None:
