@@ -712,6 +712,20 @@ def situation(hand: tuple[Card, ...], phase: Phase, pile: int, upcard: Card | No
                      drawn_from_discard)
 
 
+def test_all_ten_of_the_opponents_cards_may_be_known() -> None:
+    """The opponent took the upcard and each of our nine discards, throwing one card a turn: the state is
+    possible, and all its ten cards are known (none can be sampled)."""
+    thrown = cards("7s Js Jh 4d 8d Ac 4c 6c 8c 9c")
+    state = GameState(hand=cards("4h Th Qh Ad 5d 9d Td Qd 3c 7c"), phase="draw", upcard=parse_card("As"),
+                      discard_pile=thrown, stock_count=22,
+                      opponent_hand_known=cards("As 2s 3s 4s 6s 8s 9s Ks Ah 3h"), opponent_discards=thrown)
+    assert legal_actions(state, Rules()) == [Action("take_upcard"), Action("draw_stock")]
+    assert is_legal(state, Rules(), hint(state, Rules(), config=FAST).action)
+    eleventh = replace(state, opponent_hand_known=(*state.opponent_hand_known, parse_card("5s")))
+    with pytest.raises(HintStateError, match="the opponent holds 10 cards, got 11 known"):
+        legal_actions(eleventh, Rules())
+
+
 def test_takes_an_upcard_that_completes_a_meld() -> None:
     state = GameState(hand=cards("As 2s 3s 4h 5h Kc Qd Jh 9d 8s"), phase="first_upcard", upcard=parse_card("6h"),
                       discard_pile=cards("6h"), stock_count=31)

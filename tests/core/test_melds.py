@@ -10,6 +10,8 @@ import pytest
 from service.core.cards import (
     ALL_CARDS,
     Hand,
+    card_suit,
+    card_value,
     hand_cards,
     hand_from_cards,
     parse_card,
@@ -224,6 +226,18 @@ def test_best_discard_of_a_drawn_hand() -> None:
     analysis = analyze_drawn_hand(parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9s"))
     assert analysis.deadwood == 5
     assert analysis.best_discards == [parse_card("9s")]
+
+
+def test_discards_that_tie_come_highest_first_then_by_suit() -> None:
+    """6s and 2s each leave gin: the higher goes first (and is the suggested discard). Over random hands, the
+    options are ordered by deadwood, then value from the highest, then suit (spades, hearts, diamonds, clubs)."""
+    assert analyze_drawn_hand(parse_hand("2s 3s 4s 5s 6s 7h 7d 7c Kd Qd Jd")).best_discards == [
+        parse_card("6s"), parse_card("2s")]
+    rng = random.Random(21)
+    for _ in range(300):
+        options = analyze_drawn_hand(hand_from_cards(rng.sample(ALL_CARDS, 11))).options
+        keys = [(o.deadwood, -card_value(o.card), card_suit(o.card)) for o in options]
+        assert keys == sorted(keys)
 
 
 def parse_hand_melds(*melds: str) -> list[Hand]:
