@@ -64,8 +64,9 @@ card that allows a knock worth more than ``knock_margin`` (or gin) is always tak
 
 *Knocks, gin, big gin* are scored in expected points (``unit="points"``) against the sampled
 opponent hands: the defender's best melds and layoffs (``layoffs.best_defence``), the undercut
-rule, bonuses and Oklahoma's doubling. Big gin and gin are always taken (gin cannot be undercut;
-the bigger bonus wins). A knock is made when its expected points exceed ``knock_margin``.
+rule, bonuses and Oklahoma's doubling. Where the cards kept have several least-deadwood layouts,
+the knock lays out the one expected to score most (the one that leaves the least to lay off).
+Big gin and gin are always taken (gin cannot be undercut; the bigger bonus wins). A knock is made when its expected points exceed ``knock_margin``.
 The default margin (20 points) comes from self-play (``benchmarks/selfplay.py``): against an
 opponent that knocks as soon as it may, margins of 20 and 30 score alike (playing on for gin or an
 undercut beats knocks expected to win less), 15 a little less and 10 clearly less; against the
@@ -90,6 +91,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
+from operator import attrgetter
 from typing import Literal
 
 from .cards import (
@@ -1164,7 +1166,10 @@ def _knocks(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
         found.append(context.score_knock(Action("big_gin"), Arrangement.of(hand, _melds_of(hand))))
     for option in knock_options(hand, knock_rules(context.state, rules), context.state.upcard, taken):
         action = Action("gin" if option.gin else "knock", option.card)
-        found.append(context.score_knock(action, option.arrangement))
+        # The layout expected to score most (the first of equals); nothing is laid off on gin.
+        layouts = option.arrangements[:1] if option.gin else option.arrangements
+        scored = (context.score_knock(action, layout) for layout in layouts)
+        found.append(max(scored, key=attrgetter("expected_points")))
     bonus = {"big_gin": rules.big_gin_bonus or 0, "gin": rules.gin_bonus}
     found.sort(key=lambda k: (k.deadwood > 0, -k.expected_points, -bonus.get(k.action.type, 0), k.deadwood,
                               k.action.card or 0))

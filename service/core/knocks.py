@@ -28,12 +28,18 @@ def score_doubled(rules: Rules, upcard: Card | None) -> bool:
 
 @dataclass(frozen=True)
 class KnockOption:
-    """A discard after which the remaining ten cards may be laid out as a knock."""
+    """A discard after which the remaining ten cards may be laid out as a knock: ``arrangements`` are every
+    layout with the least deadwood, in ``optimal_arrangements``' order."""
 
     card: Card
     deadwood: int
     gin: bool
-    arrangement: Arrangement
+    arrangements: tuple[Arrangement, ...]
+
+    @property
+    def arrangement(self) -> Arrangement:
+        """The first least-deadwood layout."""
+        return self.arrangements[0]
 
 
 def check_discard(hand: Hand, card: Card, rules: Rules, drawn_from_discard: Card | None) -> None:
@@ -64,5 +70,5 @@ def knock_options(
             break
         if option.card == banned:
             continue
-        options.append(KnockOption(option.card, option.deadwood, option.deadwood == 0, option.arrangements[0]))
+        options.append(KnockOption(option.card, option.deadwood, option.deadwood == 0, option.arrangements))
     return options

@@ -900,6 +900,20 @@ def test_the_reason_for_a_discard_keeping_no_melds() -> None:
                              "with chance 0%.")
 
 
+def test_a_knock_lays_out_the_melds_that_leave_the_least_to_lay_off() -> None:
+    """7s can join the run 8s-Qs or make four sevens; the opponent (shown to the engine) holds 6s, which it can
+    lay off on 7s-Qs only: the knock keeps the four sevens, and is worth 6 points more for it."""
+    hand = cards("7s 7h 7d 7c 8s 9s Ts Js Qs 2c Kd")
+    opponent = cards("6s Kh Qh 9d Jc Tc 8h 5d 3h Ah")
+    state = situation(hand, "discard", pile=10, held=opponent)
+    advice = hint(state, Rules(), revealed=hand_from_cards(opponent))
+    assert advice.action == Action("knock", parse_card("Kd"))
+    assert advice.melds == (hand_from_cards(cards("7s 7h 7d 7c")), hand_from_cards(cards("8s 9s Ts Js Qs")))
+    theirs = min_deadwood(hand_from_cards(opponent))
+    assert advice.alternatives[0].expected_points == pytest.approx(theirs - 2)  # nothing laid off
+    assert "keeping 7s 7h 7d 7c, 8s 9s Ts Js Qs" in advice.reason
+
+
 def test_keeps_away_from_what_the_opponent_collects() -> None:
     # The opponent took Qh and Qd to meld them, so it holds Qc, or jacks and kings or tens beside
     # them: Qs always melds, Kc and 9d may, 7c (far from all it took) hardly.
