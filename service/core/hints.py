@@ -66,7 +66,8 @@ card that allows a knock worth more than ``knock_margin`` (or gin) is always tak
 opponent hands: the defender's best melds and layoffs (``layoffs.best_defence``), the undercut
 rule, bonuses and Oklahoma's doubling. Where the cards kept have several least-deadwood layouts,
 the knock lays out the one expected to score most (the one that leaves the least to lay off).
-Big gin and gin are always taken (gin cannot be undercut; the bigger bonus wins). A knock is made when its expected points exceed ``knock_margin``.
+Big gin and gin are always taken (gin cannot be undercut; the bigger bonus wins). A knock is made
+when its expected points exceed ``knock_margin``.
 The default margin (20 points) comes from self-play (``benchmarks/selfplay.py``): against an
 opponent that knocks as soon as it may, margins of 20 and 30 score alike (playing on for gin or an
 undercut beats knocks expected to win less), 15 a little less and 10 clearly less; against the
