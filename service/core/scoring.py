@@ -76,7 +76,8 @@ def _net_for_knocker(knocker: Arrangement, defence: DefenderResult, rules: Rules
 
 
 def knocker_choice(knocker: Hand, defender: Hand, rules: Rules, limit: int) -> tuple[Arrangement, DefenderResult]:
-    """The knocker's layout, among all within the limit, that scores best after the defender's best reply."""
+    """The knocker's layout, among all within the limit, that scores best after the defender's best reply (on
+    ties the first in ``arrangements_within``' order)."""
     options = arrangements_within(knocker, limit)
     if not options:
         raise IllegalKnockError(min_deadwood(knocker), limit)
