@@ -225,6 +225,12 @@ def test_unknown_body_field_is_named(call: Call) -> None:
                                "detail": "unknown field: expected only drawn_from_discard, hand, rules, upcard"}]
 
 
+def test_a_field_name_is_escaped_in_its_pointer(call: Call) -> None:
+    """JSON Pointer (RFC 6901) in a URI fragment: ~ as ~0 and / as ~1 (in that order), then percent-encoding."""
+    body = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "a/b~c d": 1}), 422)
+    assert [error["pointer"] for error in body["errors"]] == ["#/a~1b~0c%20d"]
+
+
 def test_unknown_query_parameter_is_named(call: Call) -> None:
     body = _problem(call("GET", f"/v1/hands/analyze?hand={TEN}&knocklimit=5"), 422)
     [error] = body["errors"]

@@ -76,6 +76,9 @@ def test_big_gin_is_reported(call: Call) -> None:
     assert answer["big_gin"] is True and answer["gin"] is True
     assert sorted(map(sorted, answer["big_gin_melds"])) == sorted(
         map(sorted, [["As", "2s", "3s", "4s", "5s"], ["7h", "7d", "7c"], ["Jd", "Qd", "Kd"]]))
+    # gin after a discard is not big gin: 9c melds with nothing
+    gin = call("POST", "/v1/hands/analyze", json={"hand": "As 2s 3s 4s 7h 7d 7c Kd Qd Jd 9c"}).get_json()
+    assert (gin["gin"], gin["big_gin"], gin["big_gin_melds"], gin["discard"]) == (True, False, None, "9c")
 
 
 def test_every_form_of_a_hand_gets_the_same_answer(call: Call) -> None:
@@ -197,6 +200,13 @@ def test_batch_answers_each_hand_in_order(call: Call) -> None:
     assert results[7]["analysis"]["knock_limit"] == 2 and results[0]["analysis"]["knock_limit"] == 6
 
 
+def test_a_batch_items_rules_replace_the_batchs_rather_than_merge(call: Call) -> None:
+    """The item's rules say nothing of the knock limit: it is the default 10, not the batch's 7."""
+    body = {"hands": [{"hand": TEN, "rules": {"gin_bonus": 30}}, {"hand": TEN}], "rules": {"knock_limit": 7}}
+    results = call("POST", "/v1/hands/analyze/batch", json=body).get_json()["results"]
+    assert [result["analysis"]["knock_limit"] for result in results] == [10, 7]
+
+
 def _hands_analyzed(client: FlaskClient) -> float:
     exposition = client.get("/metrics").get_data(as_text=True)
     return next(s.value for family in text_string_to_metric_families(exposition) for s in family.samples
@@ -240,6 +250,15 @@ def test_the_card_just_taken_comes_last_among_the_discards_even_when_it_would_be
     assert (last["card"], last["deadwood"], last["legal"]) == ("Kc", 28, False)
     allowed = call("POST", "/v1/hands/analyze", json={**body, "rules": "gra"}).get_json()
     assert allowed["discard"] == allowed["discards"][0]["card"] == "Kc"
+
+
+def test_the_best_discards_leave_out_the_card_just_taken(call: Call) -> None:
+    """Without 9c or without 9h the rest is gin, but 9h was just taken: only 9c is among the best discards."""
+    body = {"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 9c 9h", "drawn_from_discard": "9h"}
+    answer = call("POST", "/v1/hands/analyze", json=body).get_json()
+    assert (answer["discard"], answer["best_discards"]) == ("9c", ["9c"])
+    allowed = call("POST", "/v1/hands/analyze", json={**body, "rules": "gra"}).get_json()
+    assert sorted(allowed["best_discards"]) == ["9c", "9h"]
 
 
 def test_the_card_just_taken_allows_no_knock_nor_gin_where_it_may_not_be_discarded(call: Call) -> None:

@@ -840,6 +840,21 @@ def test_a_knock_before_the_stock_end_says_it_beats_waiting() -> None:
                              "risk 0%, expected +0.0 points; knocking now beats waiting while the opponent improves.")
 
 
+def test_after_our_last_stock_draw_the_opponent_never_knocks() -> None:
+    """Our stock draw leaves the stock at its end: the hand ends after our discard, unless we knock, so the
+    stock is worth at least nought however strong the opponent's eight known cards are."""
+    state = GameState(
+        hand=cards("4s Js 3h Qh 2d 4d 5d 6d 2c Jc"), phase="draw", upcard=parse_card("Kh"),
+        discard_pile=cards("Kh 7d 2h 7h Ac 5c Td Qs 3s 8h Qc Ks 7s 3c 6s Jd Kc Ad 2s 3d 4h 9h Qd As Ah 8d 4c Jh Kd"),
+        stock_count=3, opponent_hand_known=cards("8s 9s Ts Th 9d 6c 8c 9c"),
+        opponent_discards=cards("7d 3s 3c Ks 4d 5c Td Ad Ts 3s Qc 8h Ks 7s Jh 9c Jd Kc 8s 8c 3d 4c 9h Qh Qd 2c As 8d "
+                                "9d Jh Kd"))
+    assert state.stock_count == Rules().stock_end + 1
+    advice = hint(state, Rules())
+    stock = next(a for a in advice.alternatives if a.action.type == "draw_stock")
+    assert stock.evaluation >= 0
+
+
 def test_the_last_draw_and_the_last_turn_are_valued_in_points() -> None:
     """One card above the stock's end no draw of ours follows this turn, so playing on for gin or an undercut
     is over: a take that allows a knock worth less than ``knock_margin`` is taken, and the knock made; a
@@ -900,6 +915,23 @@ def test_the_reason_for_a_discard_keeping_no_melds() -> None:
                              "with chance 0%.")
 
 
+def test_a_knock_expected_to_score_exactly_the_margin_is_not_made() -> None:
+    """A knock is made when its expected points exceed ``knock_margin``: at the margin itself, the engine plays
+    on."""
+    state = GameState(hand=cards("7s Ts Ah 2h 7h Th Ad 6d 9d 7c Tc"), phase="discard", upcard=parse_card("Ks"),
+                      discard_pile=cards("6c 2c 6s 3s Js 3h 9h Td 4d 5h Ks"), stock_count=20,
+                      opponent_hand_known=cards("Jh Jd 5c"), opponent_discards=cards("Jh 6s 3s 6d 3h 4d Ts Td 5h 7s"),
+                      drawn_from_discard=parse_card("7s"))
+    eager = hint(state, Rules(), config=replace(DEFAULT_CONFIG, knock_margin=0.0))
+    assert eager.action.type == "knock"
+    points = eager.alternatives[0].expected_points
+    assert points is not None and 0 < points < DEFAULT_CONFIG.knock_margin
+    at_margin = hint(state, Rules(), config=replace(DEFAULT_CONFIG, knock_margin=points))
+    assert at_margin.action.type == "discard"
+    below = hint(state, Rules(), config=replace(DEFAULT_CONFIG, knock_margin=math.nextafter(points, 0.0)))
+    assert below.action == eager.action
+
+
 def test_a_knock_lays_out_the_melds_that_leave_the_least_to_lay_off() -> None:
     """7s can join the run 8s-Qs or make four sevens; the opponent (shown to the engine) holds 6s, which it can
     lay off on 7s-Qs only: the knock keeps the four sevens, and is worth 6 points more for it."""
@@ -932,6 +964,28 @@ def test_never_discards_the_card_just_taken_where_forbidden() -> None:
                       drawn_from_discard=parse_card("Kd"))
     assert hint(state, Rules()).action.card == parse_card("Kc")
     assert is_legal(state, resolve_rules("gra"), hint(state, resolve_rules("gra")).action)
+
+
+def test_the_deal_alternates_from_the_non_dealer_then_turns_up_the_next_card() -> None:
+    deck = list(ALL_CARDS)  # the top of the deck last
+    for dealer in (0, 1):
+        table = Table.deal(Rules(), deck, dealer=dealer)
+        assert table.hands[1 - dealer] == hand_from_cards(deck[-1:-21:-2])
+        assert table.hands[dealer] == hand_from_cards(deck[-2:-21:-2])
+        assert (table.upcard, table.pile, table.stock, table.to_move) == (deck[-21], [deck[-21]], deck[:-21],
+                                                                          1 - dealer)
+
+
+def test_an_upcard_taken_and_thrown_back_at_once_is_no_returned_discard() -> None:
+    """Under GRA the card taken may be discarded at once; the first upcard was nobody's discard, so the dealer
+    may take it as any pile card (only a card of ours thrown straight back is retaken only to knock)."""
+    table = Table.shuffled(resolve_rules("gra"), random.Random(1))
+    upcard = table.upcard
+    assert upcard is not None
+    table.play(Action("take_upcard"))
+    table.play(Action("discard", upcard))
+    assert not table.view().returned_discard
+    assert table.legal_actions() == [Action("take_upcard"), Action("draw_stock")]
 
 
 def test_the_table_rejects_illegal_moves() -> None:
