@@ -8,7 +8,7 @@ from flask import Response, jsonify
 from flask.views import MethodView
 
 from ..core.cards import Hand, parse_hand
-from ..core.layoffs import best_defence, is_gin, possible_layoffs
+from ..core.layoffs import report_layoffs
 from ..core.melds import Meld
 from . import Blueprint, render
 from .schemas import LayoffsRequest, LayoffsResult
@@ -19,8 +19,7 @@ blp = Blueprint("layoffs", __name__, url_prefix="/v1/layoffs",
 
 def layoffs(knocker_melds: list[Meld], defender: Hand) -> render.JSON:
     """Every possible layoff, and the defender's best result."""
-    return render.layoffs(knocker_melds, is_gin(knocker_melds), possible_layoffs(knocker_melds, defender),
-                          best_defence(knocker_melds, defender))
+    return render.layoffs(knocker_melds, report_layoffs(knocker_melds, defender))
 
 
 EXAMPLE = {"knocker_melds": [["6h", "7h", "8h"], "Qs Qd Qc"], "defender": "9h Th Jh 2c 3c 4c Qh 5s 5d Ks"}

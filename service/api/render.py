@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.cards import CARD_NAMES, FULL_DECK, Card, Hand, format_card, format_hand
 from ..core.hints import Action, Hint
-from ..core.layoffs import DefenderResult, Layoff
+from ..core.layoffs import DefenderResult, Layoff, LayoffReport
 from ..core.melds import Arrangement, DrawnHandAnalysis, Meld, find_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, Rules
 from ..core.scoring import GameResult, HandRecord, RoundResult
@@ -88,10 +88,10 @@ def defender(result: DefenderResult) -> JSON:
             "deadwood_cards": format_hand(result.deadwood_cards), "deadwood": result.deadwood}
 
 
-def layoffs(knocker_melds: Sequence[Meld], gin: bool, possible: Iterable[Layoff], best: DefenderResult) -> JSON:
+def layoffs(knocker_melds: Sequence[Meld], report: LayoffReport) -> JSON:
     """Every possible layoff and the defender's best result."""
-    return {"knocker_melds": melds(knocker_melds), "gin": gin, "possible_layoffs": layoff_list(possible),
-            **defender(best)}
+    return {"knocker_melds": melds(knocker_melds), "gin": report.gin, "possible_layoffs": layoff_list(report.possible),
+            **defender(report.best)}
 
 
 def round_score(result: RoundResult) -> JSON:

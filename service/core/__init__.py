@@ -26,7 +26,16 @@ from .cards import (
     parse_hand,
 )
 from .knocks import KnockOption, check_discard, knock_limit, knock_options
-from .layoffs import DefenderResult, Layoff, best_defence, check_knocker_melds, is_gin, possible_layoffs
+from .layoffs import (
+    DefenderResult,
+    Layoff,
+    LayoffReport,
+    best_defence,
+    check_knocker_melds,
+    is_gin,
+    possible_layoffs,
+    report_layoffs,
+)
 from .melds import (
     Arrangement,
     DiscardOption,
@@ -74,6 +83,7 @@ __all__ = [
     "IllegalKnockError",
     "KnockOption",
     "Layoff",
+    "LayoffReport",
     "Meld",
     "Preset",
     "RoundResult",
@@ -111,6 +121,7 @@ __all__ = [
     "parse_hand",
     "partnership_deal",
     "possible_layoffs",
+    "report_layoffs",
     "resolve_rules",
     "score_game",
     "score_partnership_game",

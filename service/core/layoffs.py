@@ -122,3 +122,19 @@ def best_defence(knocker_melds: Sequence[int], defender: Hand) -> DefenderResult
     own = merge_runs(c.cards for c in packing if not c.tag)
     layoffs = tuple(sorted((lay for c in packing for lay in c.tag), key=lambda lay: lay.meld_index))
     return DefenderResult(own, layoffs, defender & ~covered)
+
+
+@dataclass(frozen=True)
+class LayoffReport:
+    """What a defender can do against the knocker's melds: whether they are gin, every card it could
+    lay off, and its best result."""
+
+    gin: bool
+    possible: tuple[Layoff, ...]
+    best: DefenderResult
+
+
+def report_layoffs(knocker_melds: Sequence[int], defender: Hand) -> LayoffReport:
+    """The defender's whole picture against ``knocker_melds`` (``possible_layoffs`` and ``best_defence``)."""
+    return LayoffReport(is_gin(knocker_melds), tuple(possible_layoffs(knocker_melds, defender)),
+                        best_defence(knocker_melds, defender))

@@ -7,7 +7,14 @@ import random
 import pytest
 
 from service.core.cards import ALL_CARDS, FULL_DECK, CardError, Hand, hand_from_cards, parse_card, parse_hand
-from service.core.layoffs import DefenderResult, Layoff, best_defence, check_knocker_melds, possible_layoffs
+from service.core.layoffs import (
+    DefenderResult,
+    Layoff,
+    best_defence,
+    check_knocker_melds,
+    possible_layoffs,
+    report_layoffs,
+)
 
 from . import reference as ref
 from .hands import POOLS
@@ -111,6 +118,18 @@ def test_run_layoffs_chain_outward() -> None:
     assert sorted(laid) == sorted(parse_hand_cards("5h 9h Th"))
     assert laid.index(parse_card("9h")) < laid.index(parse_card("Th"))
     assert possible_layoffs(melds_of("6h 7h 8h"), parse_hand("Th")) == []
+
+
+@pytest.mark.parametrize(("melds", "gin"), [(("6h 7h 8h", "Qs Qd Qc"), False),
+                                            (("6h 7h 8h", "Qs Qd Qc", "As 2s 3s 4s"), True)])
+def test_report_gathers_gin_every_layoff_and_the_best_defence(melds: tuple[str, ...], gin: bool) -> None:
+    knocker_melds, defender = melds_of(*melds), parse_hand("9h Th 2c 3c 4c Qh 5s 5d Ks 8d")
+    report = report_layoffs(knocker_melds, defender)
+    assert report.gin is gin
+    assert report.possible == (() if gin else (Layoff(parse_card("9h"), 0), Layoff(parse_card("Th"), 0),
+                                                 Layoff(parse_card("Qh"), 1)))
+    assert report.best == best_defence(knocker_melds, defender)
+    assert report.best.deadwood == (57 if gin else 28)
 
 
 def parse_hand_cards(text: str) -> list[int]:
