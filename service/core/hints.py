@@ -284,6 +284,12 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
     wanted = HAND_SIZE + 1 if state.phase == "discard" else HAND_SIZE
     if len(state.hand) != wanted:
         raise HintStateError("hand", f"the {state.phase} phase needs {wanted} cards in hand, got {len(state.hand)}")
+    if state.drawn_from_discard is not None:
+        if state.phase != "discard":
+            raise HintStateError("drawn_from_discard", "a card is taken from the pile only in the discard phase")
+        _check_cards("drawn_from_discard", (state.drawn_from_discard,))
+        if not hand >> state.drawn_from_discard & 1:
+            raise HintStateError("drawn_from_discard", f"{format_card(state.drawn_from_discard)} is not in hand")
     pile_cards = state.discard_pile
     if rules.eleven_card_deal and state.phase == "first_upcard":
         raise HintStateError("phase", "an eleven-card deal turns no card up: the non-dealer's first turn is a discard")
@@ -323,12 +329,6 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
                                  "be in the pile, in hand or among the opponent's known cards")
     elif rules.oklahoma:
         raise HintStateError("upcard", "Oklahoma rules need the first upcard to set the knock limit")
-    if state.drawn_from_discard is not None:
-        if state.phase != "discard":
-            raise HintStateError("drawn_from_discard", "a card is taken from the pile only in the discard phase")
-        _check_cards("drawn_from_discard", (state.drawn_from_discard,))
-        if not hand >> state.drawn_from_discard & 1:
-            raise HintStateError("drawn_from_discard", f"{format_card(state.drawn_from_discard)} is not in hand")
     _check_turn_order(state, rules)
     if state.returned_discard:
         _check_returned(state, rules)
@@ -388,8 +388,13 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
         raise HintStateError("opponent_discards", "the opponent has discarded since the hand began: "
                              "give its discards, oldest first")
     if taken is None and thrown and state.discard_pile[-1:] != thrown[-1:]:
-        raise HintStateError("discard_pile", f"the opponent's last discard, {format_card(thrown[-1])}, "
-                             "is on top of the pile until it is taken")
+        last = format_card(thrown[-1])
+        if state.phase == "discard" and thrown[-1] in state.hand:
+            raise HintStateError("drawn_from_discard", f"{last}, the opponent's last discard, is in hand, so it was "
+                                 "taken from the pile this turn: give it here")
+        top = f"ends with {format_card(state.discard_pile[-1])}" if state.discard_pile else "is empty"
+        raise HintStateError("discard_pile", f"the opponent's last discard, {last}, is on top of the pile until it "
+                             f"is taken, but the pile (listed oldest first, so its top card last) {top}")
     _check_turn_count(state, rules)
 
 

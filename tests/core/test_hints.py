@@ -538,7 +538,15 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
          "opponent_hand_known", "10 cards"),
         ({"discard_pile": (), "upcard": None, "opponent_discards": (), "stock_count": 32}, "discard_pile",
          "at least the last discard"),
-        ({"discard_pile": cards("4c 9h")}, "discard_pile", "4c, is on top of the pile"),
+        ({"discard_pile": cards("4c 9h")}, "discard_pile", "4c, is on top of the pile until it is taken, but the "
+         "pile (listed oldest first, so its top card last) ends with 9h"),
+        # the opponent's last discard taken this turn, but not named as taken: the fault is the missing field
+        ({"phase": "discard", "hand": (*TEN, parse_card("4c")), "discard_pile": cards("9h"), "stock_count": 30},
+         "drawn_from_discard", "4c, the opponent's last discard, is in hand, so it was taken from the pile this "
+         "turn: give it here"),
+        # a taken card that is not in hand is named as such, before what the opponent threw is checked
+        ({"phase": "discard", "hand": (*TEN, parse_card("9c")), "discard_pile": cards("9h"), "stock_count": 30,
+          "drawn_from_discard": parse_card("4c")}, "drawn_from_discard", "4c is not in hand"),
         # after two discards the message names the last one, not the first
         ({"discard_pile": cards("9h 4c Ah"), "opponent_discards": cards("9h 4c"), "stock_count": 29}, "discard_pile",
          "last discard, 4c, is on top of the pile"),
