@@ -245,6 +245,20 @@ def check_hand_record(hand: HandRecord, rules: Rules) -> None:
     if hand.extra_boxes == max(EXTRA_BOXES) and not rules.oklahoma_spades_double:
         raise ValueError(f"{hand.extra_boxes} extra boxes need a spade upcard that doubles the score, and "
                          "oklahoma_spades_double is off")
+    least = _least_points_for_boxes(hand.extra_boxes, rules)
+    if hand.points < least:
+        won_by = {1: "1 extra box comes with an undercut", 2: "2 extra boxes come with gin or a doubled undercut",
+                  4: "4 extra boxes come with gin doubled"}[hand.extra_boxes]
+        raise ValueError(f"{won_by}, which scores at least {least} points under these rules; got {hand.points}")
+
+
+def _least_points_for_boxes(extra_boxes: int, rules: Rules) -> int:
+    """The fewest points of a hand that wins ``extra_boxes`` Oklahoma extra boxes: an undercut (1) scores
+    at least its bonus, gin or big gin (2) theirs, and a spade upcard doubles both points and boxes."""
+    undercut = rules.undercut_bonus + (0 if rules.undercut_on_tie else 1)
+    gin = min([rules.gin_bonus, *([] if rules.big_gin_bonus is None else [rules.big_gin_bonus])])
+    doubled_undercut = [2 * undercut] if rules.oklahoma_spades_double else []
+    return {0: 0, 1: undercut, 2: min([gin, *doubled_undercut]), 4: 2 * gin}[extra_boxes]
 
 
 def _least_win(rules: Rules) -> int:

@@ -89,6 +89,17 @@ OKLAHOMA_BOXES = {"oklahoma_extra_boxes": True}
         (HandRecord(0, 100, extra_boxes=2), "standard", None, "only under Oklahoma with oklahoma_extra_boxes"),
         (HandRecord(0, 100, extra_boxes=2), "oklahoma", None, "only under Oklahoma with oklahoma_extra_boxes"),
         (HandRecord(0, 100, extra_boxes=3), "oklahoma", OKLAHOMA_BOXES, "one of 0, 1, 2, 4, got 3"),
+        # the points of the undercut or gin that wins the boxes (found by a user audit: 2 boxes for 3 points passed)
+        (HandRecord(0, 3, extra_boxes=2), "oklahoma", OKLAHOMA_BOXES, "2 extra boxes come with gin or a doubled "
+         "undercut, which scores at least 20 points under these rules; got 3"),
+        (HandRecord(0, 9, extra_boxes=1), "oklahoma", OKLAHOMA_BOXES, "1 extra box comes with an undercut, which "
+         "scores at least 10 points"),
+        (HandRecord(0, 10, extra_boxes=1), "oklahoma", {**OKLAHOMA_BOXES, "undercut_on_tie": False},
+         "at least 11 points"),
+        (HandRecord(0, 39, extra_boxes=4), "oklahoma", OKLAHOMA_BOXES, "4 extra boxes come with gin doubled, which "
+         "scores at least 40 points"),
+        (HandRecord(0, 24, extra_boxes=2), "oklahoma", {**OKLAHOMA_BOXES, "gin_bonus": 25,
+                                                         "oklahoma_spades_double": False}, "at least 25 points"),
     ],
 )
 def test_a_hand_no_deal_can_produce_is_refused(hand: HandRecord, preset: str, overrides: dict[str, bool] | None,
@@ -96,6 +107,18 @@ def test_a_hand_no_deal_can_produce_is_refused(hand: HandRecord, preset: str, ov
     with pytest.raises(GameError, match=message) as caught:
         score_game([HandRecord(0, 10), hand], resolve_rules(preset, overrides))
     assert caught.value.index == 1
+
+
+@pytest.mark.parametrize(("hand", "overrides"), [
+    (HandRecord(0, 10, extra_boxes=1), {}),
+    (HandRecord(0, 20, extra_boxes=2), {}),
+    (HandRecord(0, 20, extra_boxes=2), {"gin_bonus": 25}),  # an undercut on a spade upcard, doubled
+    (HandRecord(0, 25, extra_boxes=2), {"gin_bonus": 25, "oklahoma_spades_double": False}),
+    (HandRecord(0, 40, extra_boxes=4), {}),
+])
+def test_the_fewest_points_that_win_extra_boxes_are_accepted(hand: HandRecord, overrides: dict[str, object]) -> None:
+    result = score_game([hand], resolve_rules("oklahoma", {**OKLAHOMA_BOXES, **overrides}))
+    assert result.boxes == (1 + hand.extra_boxes, 0)
 
 
 @pytest.mark.parametrize("overrides", [{"gin_bonus": 0}, {"undercut_bonus": 0}, {"big_gin_bonus": 0}])
