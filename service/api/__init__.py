@@ -27,7 +27,8 @@ from .schemas import BatchAnswer, BatchError, Problem
 
 ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
     # name: (description, example)
-    "BadRequest": ("The body is not valid JSON.", problem_body(400, "the request body is not valid JSON")),
+    "BadRequest": ("The body is not valid JSON.", problem_body(
+        400, "the request body is not valid JSON: unexpected end of data (line 1, column 2)")),
     "ContentTooLarge": ("The body is over the size limit: 64 KiB, or 2 MiB for a batch (settings "
                    "`GIN_MAX_BODY_BYTES`, `GIN_BATCH_MAX_BODY_BYTES`).", problem_body(
         413, "the request body is larger than the limit of 65536 bytes")),

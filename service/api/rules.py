@@ -27,8 +27,9 @@ class RulesResource(MethodView):
     def get(self, _: dict[str, Any]) -> Response:
         """Every rule parameter with its default and meaning, and every preset.
 
-        Every endpoint takes `rules` as a preset name (`"oklahoma"`), an object of parameters
+        Every POST endpoint takes `rules` as a preset name (`"oklahoma"`), an object of parameters
         (`{"knock_limit": 5}`, over the default rules), or both (`{"preset": "oklahoma",
-        "oklahoma_ace": "gin_only"}`).
+        "oklahoma_ace": "gin_only"}`); `GET /v1/hands/analyze` takes a preset as `rules` and the
+        parameters as query keys of their own.
         """
         return jsonify(CATALOG)

@@ -91,6 +91,21 @@ def test_http_errors_are_problems(call: Call, method: str, url: str, kwargs: dic
     assert detail in _problem(call(method, url, **kwargs), status)["detail"]
 
 
+@pytest.mark.parametrize(("name", "method", "kwargs"), [
+    ("BadRequest", "POST", {"data": "{", "content_type": "application/json"}),
+    ("ContentTooLarge", "POST", {"json": {"hand": TEN, "pad": "x" * 70_000}}),
+    ("UnsupportedMediaType", "POST", {"data": TEN, "content_type": "text/plain"}),
+    ("UnprocessableContent", "POST", {"json": {"hand": "Zz"}}),
+    ("Error", "DELETE", {}),
+])
+def test_each_shared_error_example_is_a_real_answer(call: Call, spec: dict[str, Any], name: str, method: str,
+                                                    kwargs: dict[str, Any]) -> None:
+    """The spec's example of each shared error is what the service answers to such a request."""
+    example = spec["components"]["responses"][name]["content"][PROBLEM_MEDIA_TYPE]["example"]
+    url = "/v1/layoffs" if name == "Error" else "/v1/hands/analyze"
+    assert call(method, url, **kwargs).get_json() == example
+
+
 def test_a_compressed_body_is_refused_with_the_encoding_the_service_reads(call: Call) -> None:
     response = call("POST", "/v1/hands/analyze", data=b"\x1f\x8b", content_type="application/json",
                     headers={"Content-Encoding": "br"})
