@@ -143,37 +143,51 @@ class OneOf(validate.OneOf):
 
 
 class Length(validate.Length):
-    """marshmallow's Length, worded as the rest of the service's messages."""
+    """marshmallow's Length, worded as the rest of the service's messages, with the count given."""
 
-    message_min = "expected at least {min} items"
-    message_max = "expected at most {max} items"
-    message_all = "expected {min} to {max} items"
-    message_equal = "expected exactly {equal} items"
+    message_min = "expected at least {min} items, got {length}"
+    message_max = "expected at most {max} items, got {length}"
+    message_all = "expected {min} to {max} items, got {length}"
+    message_equal = "expected exactly {equal} items, got {length}"
+
+    def _format_error(self, value: Any, message: str) -> str:
+        return (self.error or message).format(input=value, length=len(value), min=self.min, max=self.max,
+                                              equal=self.equal)
 
 
-class BooleanField(fields.Boolean):
+class ShowsInvalidValue(fields.Field[Any]):
+    """Mixed in before a marshmallow field: its ``invalid`` message also shows the value given, as the
+    core shows one (``describe_value``: quoted, and cut short if long)."""
+
+    def make_error(self, key: str, **kwargs: Any) -> ValidationError:
+        if key == "invalid" and "input" in kwargs:
+            return ValidationError(f"{self.error_messages['invalid']}, got {describe_value(kwargs['input'])}")
+        return super().make_error(key, **kwargs)
+
+
+class BooleanField(ShowsInvalidValue, fields.Boolean):
     """A JSON true or false (marshmallow's Boolean also reads 1, "yes" and the like)."""
 
     default_error_messages = {"invalid": "expected true or false"}  # noqa: RUF012 (marshmallow reads it from the class)
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> bool:
         if not isinstance(value, bool):
-            raise self.make_error("invalid")
+            raise self.make_error("invalid", input=value)
         return value
 
 
-class NumberField(fields.Float):
+class NumberField(ShowsInvalidValue, fields.Float):
     """A JSON number: unlike marshmallow's Float, a string of digits is refused."""
 
     default_error_messages = {"invalid": "expected a number, like 20"}  # noqa: RUF012 (marshmallow reads it from the class)
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.make_error("invalid")
+            raise self.make_error("invalid", input=value)
         return super()._deserialize(value, attr, data, **kwargs)
 
 
-class IntegerField(fields.Integer):
+class IntegerField(ShowsInvalidValue, fields.Integer):
     """A JSON integer. As in JSON Schema, a number without a fraction (``5.0``, ``1e1``) is one too, and
     so is a number beyond 64 bits (which the JSON parser reads as a float); a string or a boolean is not."""
 
@@ -188,7 +202,7 @@ class IntegerField(fields.Integer):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
-class QueryIntegerField(fields.Integer):
+class QueryIntegerField(ShowsInvalidValue, fields.Integer):
     """An integer in a query string: ASCII digits, optionally signed (Python's ``int`` would also read
     spaces around it, underscores, and digits of other scripts)."""
 
@@ -196,11 +210,20 @@ class QueryIntegerField(fields.Integer):
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> int:
         if not isinstance(value, str) or not _QUERY_INTEGER.fullmatch(value):
-            raise self.make_error("invalid")
+            raise self.make_error("invalid", input=value)
         return super()._deserialize(value, attr, data, **kwargs)
 
 
 _QUERY_INTEGER = re.compile(r"-?[0-9]+")
+
+
+class QueryBooleanField(ShowsInvalidValue, fields.Boolean):
+    """A boolean in a query string: ``true`` or ``false``."""
+
+    default_error_messages = {"invalid": "expected true or false"}  # noqa: RUF012 (marshmallow reads it from the class)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(truthy={"true"}, falsy={"false"}, **kwargs)
 
 
 class RulesField(fields.Field[Rules]):

@@ -26,6 +26,7 @@ from .fields import (
     MeldsField,
     NumberField,
     OneOf,
+    QueryBooleanField,
     QueryIntegerField,
     Range,
     RulesField,
@@ -78,6 +79,7 @@ class RequestSchema(Schema):
         messages = {"required": "required, but missing", "null": "may not be null"}
         if isinstance(field_obj, fields.List):
             messages["invalid"] = "expected a list (a JSON array)"
+            field_obj.inner.error_messages = {**field_obj.inner.error_messages, "null": messages["null"]}
         elif type(field_obj) is fields.String:
             messages["invalid"] = "expected a string"
         field_obj.error_messages = {**field_obj.error_messages, **messages}
@@ -260,8 +262,7 @@ def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
             raise ValidationError(problem)
 
     if parameter.kind == "boolean":
-        return fields.Boolean(truthy={"true"}, falsy={"false"}, error_messages={"invalid": "expected true or false"},
-                              metadata=metadata)
+        return QueryBooleanField(metadata=metadata)
     if parameter.kind == "integer":
         return QueryIntegerField(validate=check, metadata=metadata)
     return fields.String(validate=check, metadata=metadata)

@@ -106,6 +106,34 @@ def test_each_shared_error_example_is_a_real_answer(call: Call, spec: dict[str, 
     assert call(method, url, **kwargs).get_json() == example
 
 
+HINT = {"hand": TEN, "phase": "draw", "upcard": "4d", "discard_pile": ["4d", "Tc"], "stock_count": 29,
+        "opponent_discards": ["Tc"]}
+
+
+@pytest.mark.parametrize(("method", "url", "body", "detail"), [
+    ("POST", "/v1/hint", {**HINT, "stock_count": "29"}, 'stock_count: expected an integer, like 10, got "29"'),
+    ("POST", "/v1/hint", {**HINT, "knock_margin": "20"}, 'knock_margin: expected a number, like 20, got "20"'),
+    ("POST", "/v1/hint", {**HINT, "returned_discard": "false"},
+     'returned_discard: expected true or false, got "false"'),
+    ("POST", "/v1/games/score", {"hands": [{"winner": "0", "points": 3}]}, "hands/0/winner: expected 0 or 1 (the "
+     'player or team that won the hand) or null (a drawn hand), got "0"'),
+    ("POST", "/v1/games/score", {"hands": [{"winner": 0, "points": 2.5}]},
+     "hands/0/points: expected an integer, like 10, got 2.5"),
+    ("POST", "/v1/hands/analyze/batch", {"hands": []}, "hands: expected 1 to 1000 items, got 0"),
+    ("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}&oklahoma=1", None,
+     'oklahoma: expected true or false, got "1"'),
+    ("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}&knock_limit=x5", None,
+     'knock_limit: expected an integer written with the digits 0-9, like 10, got "x5"'),
+    # a null item of a list is worded as a null field is, wherever the list is
+    ("POST", "/v1/games/score", {"hands": [None]}, "hands/0: may not be null"),
+    ("POST", "/v1/layoffs", {"knocker_melds": [None], "defender": TEN}, "knocker_melds/0: may not be null"),
+    ("POST", "/v1/hint", {**HINT, "opponent_discards": ["Tc", None]}, "opponent_discards/1: may not be null"),
+])
+def test_a_value_of_the_wrong_kind_is_shown_beside_what_was_expected(
+        call: Call, method: str, url: str, body: dict[str, Any] | None, detail: str) -> None:
+    assert _problem(call(method, url, json=body), 422)["detail"] == detail
+
+
 def test_a_compressed_body_is_refused_with_the_encoding_the_service_reads(call: Call) -> None:
     response = call("POST", "/v1/hands/analyze", data=b"\x1f\x8b", content_type="application/json",
                     headers={"Content-Encoding": "br"})
