@@ -278,9 +278,10 @@ def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
     return _score_records(hands, rules, check_hand_record)
 
 
-def _score_records(hands: Sequence[HandRecord], rules: Rules,
-                   check: Callable[[HandRecord, Rules], None] | None) -> GameResult:
-    """``score_game``, each hand checked by ``check`` when it comes up (None: checked already)."""
+def _score_records(hands: Sequence[HandRecord], rules: Rules, check: Callable[[HandRecord, Rules], None] | None,
+                   side: str = "player", record: str = "hand") -> GameResult:
+    """``score_game``, each hand checked by ``check`` when it comes up (None: checked already); ``side`` and
+    ``record`` name the scorers and their records in messages."""
     totals = [0, 0]
     won = [0, 0]
     boxes = [0, 0]
@@ -288,7 +289,8 @@ def _score_records(hands: Sequence[HandRecord], rules: Rules,
     winner: int | None = None
     for index, hand in enumerate(hands):
         if winner is not None:
-            raise GameError(index, f"the game already ended at hand {index - 1} when a player reached {rules.target}")
+            raise GameError(index, f"the game already ended with the {record} before, when a {side} reached "
+                                   f"{rules.target}")
         try:
             if check is not None:
                 check(hand, rules)
@@ -341,7 +343,7 @@ def score_partnership_game(deals: Sequence[tuple[HandRecord, HandRecord]], rules
             except ValueError as error:
                 raise GameError(index, f"table {table}: {error}") from None
     records = tuple(partnership_deal(*tables) for tables in deals)
-    return records, _score_records(records, rules, None)
+    return records, _score_records(records, rules, None, "team", "deal")
 
 
 def partnership_deal(first_table: HandRecord, second_table: HandRecord) -> HandRecord:

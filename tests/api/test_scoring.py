@@ -207,7 +207,11 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
 @pytest.mark.parametrize(
     ("body", "pointer", "detail"),
     [
-        ({"hands": [{"winner": 0, "points": 100}, {"winner": 1, "points": 5}]}, "#/hands/1", "already ended"),
+        ({"hands": [{"winner": 0, "points": 100}, {"winner": 1, "points": 5}]}, "#/hands/1",
+         "the game already ended with the hand before, when a player reached 100"),
+        ({"deals": [{"tables": [{"winner": 0, "points": 90}, {"winner": 0, "points": 40}]},
+                    {"tables": [{"winner": 1, "points": 9}, {"winner": None, "points": 0}]}], "rules": "partnership"},
+         "#/deals/1", "the game already ended with the deal before, when a team reached 125"),
         ({"hands": [{"winner": None, "points": 5}]}, "#/hands/0", "scores no points"),
         ({"hands": [{"winner": None, "points": 0, "extra_boxes": 1}], "rules": "oklahoma"}, "#/hands/0",
          "a drawn hand (winner null) scores no points and no boxes"),
