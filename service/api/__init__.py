@@ -146,11 +146,15 @@ class Parser(FlaskParser):
     in a charset other than UTF-8 is a 415; a body over the endpoint's size limit a 413, chunked or
     not (its view class names the limit's setting in ``max_body_config``, else
     ``MAX_CONTENT_LENGTH`` applies); the JSON is read with the app's provider (orjson), and a query string
-    beside it is refused. A query parameter that takes one value is refused when given twice
-    (webargs would keep the first)."""
+    beside it is refused, as is a body beside a GET's query. A query parameter that takes one value is
+    refused when given twice (webargs would keep the first)."""
 
     def load_querystring(self, req: Request, schema: Schema) -> Any:
-        """The query parameters, each single-valued one given at most once."""
+        """The query parameters, each single-valued one given at most once; a body beside them on a GET is
+        refused."""
+        if req.method in ("GET", "HEAD") and (req.content_length or "HTTP_TRANSFER_ENCODING" in req.environ):
+            raise ValidationError(f"a {req.method} takes its input in the query string and reads no body; "
+                                  "a JSON body goes with POST")
         proxy = super().load_querystring(req, schema)
         repeated = {key: [f"given {len(values)} times: expected one value"] for key, values in req.args.lists()
                     if len(values) > 1 and key not in proxy.multiple_keys}

@@ -336,6 +336,14 @@ def test_a_query_string_beside_a_json_body_is_refused_not_ignored(call: Call) ->
         {"parameter": "knock_limit", "detail": "not read here: this operation takes its input as a JSON body"}]
 
 
+@pytest.mark.parametrize("url", ["/v1/hands/analyze", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}", "/v1/rules"])
+def test_a_body_beside_a_query_is_refused_not_ignored(call: Call, url: str) -> None:
+    """The mirror of a query beside a body: a GET with a JSON body is told where its input goes."""
+    problem = _problem(call("GET", url, json={"hand": TEN}), 422)
+    assert problem["errors"] == [{"pointer": "#", "detail": "a GET takes its input in the query string and reads "
+                                                            "no body; a JSON body goes with POST"}]
+
+
 def test_a_key_given_twice_is_read_with_its_last_value(call: Call) -> None:
     """As the README documents (and JavaScript's JSON.parse reads it), whichever order they come in."""
     short, full = '"As 2s"', f'"{TEN}"'
