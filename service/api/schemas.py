@@ -7,9 +7,10 @@ suite checks every answer against the published spec.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, get_args
 
-from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
 
 from ..core.cards import Card, CardError, Hand, format_card
 from ..core.hints import DEFAULT_CONFIG, HAND_SIZE, MIN_LAST_DRAWS, MIN_SAMPLES, PHASES, ActionType
@@ -280,6 +281,13 @@ class _AnalyzeQueryBase(RequestSchema):
                                                  "{choices}"), metadata={"description": "A preset name."})
     upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(metadata={"description": DRAWN_FROM_DISCARD})
+
+    @pre_load
+    def _no_big_gin_bonus(self, data: Mapping[str, Any], **kwargs: Any) -> Mapping[str, Any]:
+        if "big_gin_bonus" in data:
+            raise ValidationError({"big_gin_bonus": ["not taken in the query: it changes no analysis (a POST takes "
+                                                     "it in rules)"]})
+        return data
 
     @post_load
     def _resolve(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -282,6 +282,9 @@ def test_unknown_query_parameter_is_named(call: Call) -> None:
     nameless = _problem(call("GET", "/v1/hands/analyze?=false"), 422)  # found by the fuzzer
     assert any(e["parameter"] == "" and e["detail"].startswith("unknown field") for e in nameless["errors"])
     assert '"": unknown field' in nameless["detail"]  # the nameless parameter is shown as ""
+    big_gin = _problem(call("GET", f"/v1/hands/analyze?hand={TEN}&big_gin_bonus=5"), 422)
+    assert big_gin["errors"] == [{"parameter": "big_gin_bonus", "detail": "not taken in the query: it changes no "
+                                                                         "analysis (a POST takes it in rules)"}]
 
 
 @pytest.mark.parametrize(("faults", "rest"), [(3, ""), (4, " (and 1 more)"), (5, " (and 2 more)")])
