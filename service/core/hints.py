@@ -306,12 +306,13 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
         pile_cards = (upcard,)
     pile = _check_cards("discard_pile", pile_cards)
     known = _check_cards("opponent_hand_known", state.opponent_hand_known)
-    for name, mask, other_name, other in (("discard_pile", pile, "hand", hand),
-                                          ("opponent_hand_known", known, "hand", hand),
-                                          ("opponent_hand_known", known, "discard_pile", pile)):
+    for name, listed, mask, other_name, other in (
+            ("discard_pile", pile_cards, pile, "hand", hand),
+            ("opponent_hand_known", state.opponent_hand_known, known, "hand", hand),
+            ("opponent_hand_known", state.opponent_hand_known, known, "discard_pile", pile)):
         if mask & other:
-            card = format_card((mask & other & -(mask & other)).bit_length() - 1)
-            raise HintStateError(name, f"{card} is also in {other_name}")
+            index = next(i for i, card in enumerate(listed) if other >> card & 1)
+            raise HintStateError(name, f"{format_card(listed[index])} is also in {other_name}", index)
     if len(state.opponent_hand_known) > HAND_SIZE:
         raise HintStateError("opponent_hand_known", f"the opponent holds {HAND_SIZE} cards, got "
                              f"{len(state.opponent_hand_known)} known")

@@ -214,7 +214,8 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
         ({"knock_margin": True}, "#/knock_margin", "number"),
         ({"phase": "discard"}, "#/hand", "11 cards"),
         ({"stock_count": 20}, "#/stock_count", "add up to 52"),
-        ({"discard_pile": ["4d", "Tc", "As"]}, "#/discard_pile", "As"),
+        # the card at fault, not the whole list
+        ({"discard_pile": ["4d", "Tc", "As"]}, "#/discard_pile/2", "As is also in hand"),
         ({"phase": "shuffle"}, "#/phase", 'expected one of first_upcard, draw, discard, got "shuffle"'),
         # a long value is shown cut short, as the core shows one
         ({"phase": "x" * 60_000}, "#/phase", f'expected one of first_upcard, draw, discard, got "{"x" * 40}..."'),
