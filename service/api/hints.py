@@ -57,9 +57,9 @@ class Hint(MethodView):
         up to 52, the wrong hand size for the phase, a turn order that cannot happen, more cards taken
         by the opponent or discarded by you than its discards leave turns for) is a 422 naming the
         field at fault. The state does not carry when each card was taken or in what order you
-        discarded, so a history that only that order makes impossible is not refused. `opponent_discards` is the opponent's whole history: its last card is on
-        top of the pile until taken, and the card you took from the pile (`drawn_from_discard`,
-        required while nobody has drawn from the stock) was its last discard, or the upcard before
-        it has discarded.
+        discarded, so a history that only that order makes impossible is not refused.
+        `opponent_discards` is the opponent's whole history: its last card is on top of the pile
+        until taken, and the card you took from the pile (`drawn_from_discard`, required while
+        nobody has drawn from the stock) was its last discard, or the upcard before it has discarded.
         """
         return jsonify(advise(args))
