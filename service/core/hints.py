@@ -319,9 +319,9 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
     seen = hand | pile | known
     thrown = _check_cards("opponent_discards", state.opponent_discards, repeats=True)  # a card may come back
     if thrown & ~seen:
-        card = format_card((thrown & ~seen & -(thrown & ~seen)).bit_length() - 1)
-        raise HintStateError("opponent_discards", f"{card} was discarded face up, so it must be in the pile, "
-                             "in hand or among the opponent's known cards")
+        index = next(i for i, card in enumerate(state.opponent_discards) if not seen >> card & 1)
+        raise HintStateError("opponent_discards", f"{format_card(state.opponent_discards[index])} was discarded "
+                             "face up, so it must be in the pile, in hand or among the opponent's known cards", index)
     _check_stock(state, rules, len(state.hand) + len(pile_cards))
     if state.upcard is not None:
         _check_cards("upcard", (state.upcard,))

@@ -347,6 +347,19 @@ def test_a_body_beside_a_query_is_refused_not_ignored(call: Call, url: str) -> N
                                                             "no body; a JSON body goes with POST"}]
 
 
+@pytest.mark.parametrize(("method", "chunked"), [("HEAD", False), ("GET", True)])
+def test_a_head_or_a_chunked_body_beside_a_query_is_refused_too(app: Flask, method: str, chunked: bool) -> None:
+    body = json.dumps({"hand": TEN}).encode()
+    environ = EnvironBuilder(path="/v1/hands/analyze", method=method, query_string={"hand": TEN.replace(" ", ",")},
+                             input_stream=io.BytesIO(body), content_type="application/json").get_environ()
+    if chunked:
+        del environ["CONTENT_LENGTH"]
+        environ["HTTP_TRANSFER_ENCODING"] = "chunked"
+        environ["wsgi.input_terminated"] = True
+    _, status_line, _ = run_wsgi_app(app, environ, buffered=True)
+    assert status_line.startswith("422")
+
+
 def test_a_key_given_twice_is_read_with_its_last_value(call: Call) -> None:
     """As the README documents (and JavaScript's JSON.parse reads it), whichever order they come in."""
     short, full = '"As 2s"', f'"{TEN}"'

@@ -89,6 +89,7 @@ OKLAHOMA_BOXES = {"oklahoma_extra_boxes": True}
         (HandRecord(0, 100, extra_boxes=2), "standard", None, "only under Oklahoma with oklahoma_extra_boxes"),
         (HandRecord(0, 100, extra_boxes=2), "oklahoma", None, "only under Oklahoma with oklahoma_extra_boxes"),
         (HandRecord(0, 100, extra_boxes=3), "oklahoma", OKLAHOMA_BOXES, "one of 0, 1, 2, 4, got 3"),
+        (HandRecord(None, 0, extra_boxes=1), "oklahoma", OKLAHOMA_BOXES, "a drawn hand scores no points"),
         # the points of the undercut or gin that wins the boxes (found by a user audit: 2 boxes for 3 points passed)
         (HandRecord(0, 3, extra_boxes=2), "oklahoma", OKLAHOMA_BOXES, "2 extra boxes come with gin or a doubled "
          "undercut, which scores at least 20 points under these rules; got 3"),
@@ -115,6 +116,7 @@ def test_a_hand_no_deal_can_produce_is_refused(hand: HandRecord, preset: str, ov
     (HandRecord(0, 20, extra_boxes=2), {"gin_bonus": 25}),  # an undercut on a spade upcard, doubled
     (HandRecord(0, 25, extra_boxes=2), {"gin_bonus": 25, "oklahoma_spades_double": False}),
     (HandRecord(0, 40, extra_boxes=4), {}),
+    (HandRecord(0, 10, extra_boxes=2), {"big_gin_bonus": 10}),  # big gin against no deadwood
 ])
 def test_the_fewest_points_that_win_extra_boxes_are_accepted(hand: HandRecord, overrides: dict[str, object]) -> None:
     result = score_game([hand], resolve_rules("oklahoma", {**OKLAHOMA_BOXES, **overrides}))

@@ -516,6 +516,7 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
         ({"phase": "deal"}, "phase", "expected one of"),
         ({"hand": TEN[:9]}, "hand", "needs 10 cards"),
         ({"phase": "discard"}, "hand", "needs 11 cards"),
+        ({"hand": (*TEN, parse_card("9c"))}, "hand", "the draw phase needs 10 cards in hand, got 11"),
         ({"hand": (*TEN[:9], TEN[0])}, "hand", "listed twice"),
         ({"hand": (*TEN[:9], 13)}, "hand", "not a card"),
         ({"hand": (*TEN[:9], True)}, "hand", "true is not a card"),
@@ -540,6 +541,10 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
          "at least the last discard"),
         ({"discard_pile": cards("4c 9h")}, "discard_pile", "4c, is on top of the pile until it is taken, but the "
          "pile (listed oldest first, so its top card last) ends with 9h"),
+        # in the draw phase nothing has been taken this turn: the pile is at fault, not drawn_from_discard
+        ({"discard_pile": cards("9h 4c"), "opponent_discards": cards("4c 7c"), "stock_count": 30}, "discard_pile",
+         "the opponent's last discard, 7c, is on top of the pile until it is taken, but the pile (listed oldest "
+         "first, so its top card last) ends with 4c"),
         # the opponent's last discard taken this turn, but not named as taken: the fault is the missing field
         ({"phase": "discard", "hand": (*TEN, parse_card("4c")), "discard_pile": cards("9h"), "stock_count": 30},
          "drawn_from_discard", "4c, the opponent's last discard, is in hand, so it was taken from the pile this "
@@ -590,6 +595,14 @@ def test_impossible_states_name_the_field(changes: dict[str, object], field: str
         hint(replace(DRAW, **changes), Rules())  # type: ignore[arg-type]
     assert error.value.field == field
     assert words in error.value.message
+
+
+def test_a_discard_never_seen_is_pointed_at_where_it_is_listed() -> None:
+    with pytest.raises(HintStateError) as error:
+        hint(replace(DRAW, opponent_discards=cards("Kh 2h 4c")), Rules())
+    assert (error.value.field, error.value.index) == ("opponent_discards", 0)
+    assert error.value.message == ("Kh was discarded face up, so it must be in the pile, in hand or among the "
+                                   "opponent's known cards")
 
 
 def test_our_own_discard_taken_by_the_opponent_is_a_possible_state() -> None:
