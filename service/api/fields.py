@@ -12,7 +12,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate
 
-from ..core.cards import SPACE, Card, CardError, Hand, parse_card, parse_hand, split_hand_text
+from ..core.cards import SPACE, Card, CardError, Hand, format_card, parse_card, parse_hand, split_hand_text
 from ..core.errors import describe_value
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, resolve_rules
 
@@ -80,14 +80,14 @@ class CardsField(fields.Field[Hand]):
                 raise ValidationError(f"expected at most {CARDS_TEXT_MAX_LENGTH} characters")
         elif not isinstance(value, list):
             raise ValidationError(self._LIST_EXPECTED)
-        elif (at := next((i for i, card in enumerate(value)
-                          if not isinstance(card, str) or len(card) > CARD_MAX_LENGTH), None)) is not None:
-            raise ValidationError({at: [_CARD_EXPECTED]})
+        elif not_text := {i: [_CARD_EXPECTED] for i, card in enumerate(value)
+                          if not isinstance(card, str) or len(card) > CARD_MAX_LENGTH}:
+            raise ValidationError(not_text)
         try:
             return parse_hand(value, self.sizes, self.noun)
         except CardError as error:
-            at = None if isinstance(value, str) else _fault_index(value)
-            raise ValidationError(str(error) if at is None else {at: [str(error)]}) from None
+            faults = {} if isinstance(value, str) else _card_faults(value)
+            raise ValidationError(faults or str(error)) from None
 
     _LIST_EXPECTED = "expected a list of cards like [\"As\", \"2s\"] or a string like \"As 2s\""
 
@@ -107,18 +107,20 @@ class MeldsField(fields.List[Hand]):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
-def _fault_index(cards: list[str]) -> int | None:
-    """The position of the first card of ``cards`` that is not a card or repeats one (None: all are fine)."""
+def _card_faults(cards: list[str]) -> dict[int, list[str]]:
+    """Every item of ``cards`` that is not a card or repeats one, by position, with what is wrong."""
     seen: set[Card] = set()
+    faults: dict[int, list[str]] = {}
     for index, text in enumerate(cards):
         try:
             card = parse_card(text)
-        except CardError:
-            return index
+        except CardError as error:
+            faults[index] = [str(error)]
+            continue
         if card in seen:
-            return index
+            faults[index] = [f"duplicate card {format_card(card)}"]
         seen.add(card)
-    return None
+    return faults
 
 
 class Range(validate.Range):

@@ -360,6 +360,15 @@ def test_a_head_or_a_chunked_body_beside_a_query_is_refused_too(app: Flask, meth
     assert status_line.startswith("422")
 
 
+def test_every_bad_card_of_a_list_is_named_at_once(call: Call) -> None:
+    hand = ["Xs", "2s", "3s", "7h", "7d", "7c", "Kd", "Qd", "2S", "1c"]
+    errors = _problem(call("POST", "/v1/hands/analyze", json={"hand": hand}), 422)["errors"]
+    assert [(error["pointer"], error["detail"].split(":")[0]) for error in errors] == [
+        ("#/hand/0", "unknown card 'Xs'"), ("#/hand/8", "duplicate card 2s"), ("#/hand/9", "unknown card '1c'")]
+    not_text = _problem(call("POST", "/v1/hands/analyze", json={"hand": [1, "2s", None, *hand[3:]]}), 422)
+    assert [error["pointer"] for error in not_text["errors"]] == ["#/hand/0", "#/hand/2"]
+
+
 def test_a_key_given_twice_is_read_with_its_last_value(call: Call) -> None:
     """As the README documents (and JavaScript's JSON.parse reads it), whichever order they come in."""
     short, full = '"As 2s"', f'"{TEN}"'
