@@ -12,7 +12,7 @@ from typing import Any, get_args
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
 
-from ..core.cards import Card, CardError, Hand, format_card
+from ..core.cards import Card, CardError, Hand, format_card, parse_card
 from ..core.hints import DEFAULT_CONFIG, HAND_SIZE, MIN_LAST_DRAWS, MIN_SAMPLES, PHASES, ActionType
 from ..core.knocks import check_discard, knock_limit
 from ..core.layoffs import check_knocker_melds
@@ -57,6 +57,14 @@ def knock_limit_for(rules: Rules, upcard: Card | None) -> int:
 def _at(field: str, error: CardError) -> ValidationError:
     """The error at ``field``, or at its item when the error names one."""
     return ValidationError(str(error) if error.index is None else {error.index: [str(error)]}, field)
+
+
+def _in_both(field: str, given: object, shared: Hand, where: str) -> ValidationError:
+    """A card of ``field`` that is also elsewhere (``where``): at its item when the field was given as a list."""
+    if isinstance(given, list):
+        index, card = next((i, card) for i, card in enumerate(map(parse_card, given)) if shared >> card & 1)
+        return ValidationError({index: [f"{format_card(card)} is {where}"]}, field)
+    return ValidationError(f"{_first_card(shared)} is {where}", field)
 
 
 def _first_card(cards: Hand) -> str:
@@ -140,8 +148,8 @@ class LayoffsRequest(RequestSchema):
     rules = RulesField(load_default=resolve_rules,
                        metadata={"description": "Accepted for uniformity; no rule parameter changes layoffs."})
 
-    @validates_schema
-    def _melds_valid(self, data: dict[str, Any], **kwargs: Any) -> None:
+    @validates_schema(pass_original=True)
+    def _melds_valid(self, data: dict[str, Any], original: dict[str, Any], **kwargs: Any) -> None:
         melds = data["knocker_melds"]
         try:
             check_knocker_melds(melds)
@@ -149,8 +157,8 @@ class LayoffsRequest(RequestSchema):
             raise _at("knocker_melds", error) from None
         shared = data["defender"] & sum(melds)
         if shared:
-            raise ValidationError(f"{_first_card(shared)} is in both the defender's hand and a knocker meld",
-                                  "defender")
+            raise _in_both("defender", original.get("defender"), shared,
+                           "in both the defender's hand and a knocker meld")
 
 
 class RoundScoreRequest(RequestSchema):
@@ -172,12 +180,12 @@ class RoundScoreRequest(RequestSchema):
         "`stock_end_discard: take_to_knock_any`, discards it: leave this out.)"})
     rules = RulesField(load_default=resolve_rules)
 
-    @validates_schema
-    def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
+    @validates_schema(pass_original=True)
+    def _consistent(self, data: dict[str, Any], original: dict[str, Any], **kwargs: Any) -> None:
         knocker, defender, rules = data["knocker"], data["defender"], data["rules"]
         upcard, discard = data.get("upcard"), data.get("discard")
         if knocker & defender:
-            raise ValidationError(f"{_first_card(knocker & defender)} is in both hands", "defender")
+            raise _in_both("defender", original.get("defender"), knocker & defender, "in both hands")
         knock_limit_for(rules, upcard)
         taken = data.get("drawn_from_discard")
         if taken is not None:

@@ -369,6 +369,19 @@ def test_every_bad_card_of_a_list_is_named_at_once(call: Call) -> None:
     assert [error["pointer"] for error in not_text["errors"]] == ["#/hand/0", "#/hand/2"]
 
 
+@pytest.mark.parametrize(("url", "body", "detail"), [
+    ("/v1/layoffs", {"knocker_melds": [["6h", "7h", "8H"]]}, "8h is in both the defender's hand and a knocker meld"),
+    ("/v1/rounds/score", {"knocker": "As 2s 3s 7h 7d 7c Kd Qd Jd 8h"}, "8h is in both hands"),
+])
+def test_a_card_in_both_places_is_pointed_at_in_the_defenders_list(call: Call, url: str, body: dict[str, Any],
+                                                                    detail: str) -> None:
+    listed = ["9h", "Th", "2c", "3c", "4c", "Qh", "5s", "5d", "Ks", "8h"]
+    as_list = _problem(call("POST", url, json={**body, "defender": listed}), 422)
+    assert as_list["errors"] == [{"pointer": "#/defender/9", "detail": detail}]
+    as_text = _problem(call("POST", url, json={**body, "defender": " ".join(listed)}), 422)
+    assert as_text["errors"] == [{"pointer": "#/defender", "detail": detail}]
+
+
 def test_a_key_given_twice_is_read_with_its_last_value(call: Call) -> None:
     """As the README documents (and JavaScript's JSON.parse reads it), whichever order they come in."""
     short, full = '"As 2s"', f'"{TEN}"'
