@@ -219,39 +219,116 @@ def defender_deadwood(knocker_melds: Iterable[RefMeld], defender: RefHand) -> in
     return min(least_deadwood(defender - laid_off) for laid_off in laid_off_sets)
 
 
-def knocker_net(
+def knock_result(
     knocker_deadwood: int,
     defender_deadwood: int,
     defender_plain: int,
     gin_bonus: int,
     undercut_bonus: int,
     undercut_on_tie: bool,
-) -> int:
-    """Points of a knock for the knocker (negative: the defender scores), straight from the rules.
+) -> tuple[str, int]:
+    """How a knock ends and its points for the knocker (negative: the defender scores), straight from the rules.
 
     ``defender_deadwood`` is after layoffs, ``defender_plain`` without them (used against gin).
     """
     if knocker_deadwood == 0:
-        return gin_bonus + defender_plain
+        return "gin", gin_bonus + defender_plain
     if knocker_deadwood < defender_deadwood:
-        return defender_deadwood - knocker_deadwood
+        return "knock", defender_deadwood - knocker_deadwood
     if knocker_deadwood > defender_deadwood or undercut_on_tie:
-        return -(knocker_deadwood - defender_deadwood + undercut_bonus)
-    return 0
+        return "undercut", -(knocker_deadwood - defender_deadwood + undercut_bonus)
+    return "tie", 0
 
 
 def best_knock(
     knocker: RefHand, defender: RefHand, limit: int, gin_bonus: int, undercut_bonus: int, undercut_on_tie: bool
-) -> int:
-    """The knocker's best net points over every layout of its hand within the knock limit."""
+) -> tuple[str, int]:
+    """The knocker's best knock over every layout of its 10 cards within the knock limit: how it ends and its
+    net points (the outcome is the same for every layout that scores the best)."""
     plain = least_deadwood(defender)
     return max(
-        knocker_net(
-            deadwood(knocker, p), defender_deadwood(p, defender), plain, gin_bonus, undercut_bonus, undercut_on_tie
-        )
-        for p in packings(knocker)
-        if deadwood(knocker, p) <= limit
+        (
+            knock_result(
+                deadwood(knocker, p), defender_deadwood(p, defender), plain, gin_bonus, undercut_bonus, undercut_on_tie
+            )
+            for p in packings(knocker)
+            if deadwood(knocker, p) <= limit
+        ),
+        key=lambda result: result[1],
     )
+
+
+def oklahoma_limit(upcard: RefCard, ace_allows_gin_only: bool) -> int:
+    """Oklahoma's knock limit: the first upcard's value, or 0 (gin only) for an Ace where that is played."""
+    return 0 if upcard[0] == 1 and ace_allows_gin_only else value(upcard)
+
+
+def round_score(
+    knocker: RefHand,
+    defender: RefHand,
+    limit: int,
+    gin_bonus: int,
+    big_gin_bonus: int | None,
+    undercut_bonus: int,
+    undercut_on_tie: bool,
+    doubled: bool,
+    extra_boxes: bool,
+) -> tuple[str, int, int]:
+    """A knock's outcome, the points its winner scores and the Oklahoma extra boxes it wins.
+
+    ``knocker`` is the 10 cards kept, or 11 all melded (big gin: its bonus plus the defender's
+    deadwood, no layoffs). ``doubled``: a spade upcard doubles the score, bonuses included, and the
+    extra boxes (1 for an undercut, 2 for gin or big gin, when ``extra_boxes`` is played).
+    """
+    if len(knocker) == 11:
+        assert big_gin_bonus is not None and least_deadwood(knocker) == 0
+        outcome, net = "big_gin", big_gin_bonus + least_deadwood(defender)
+    else:
+        outcome, net = best_knock(knocker, defender, limit, gin_bonus, undercut_bonus, undercut_on_tie)
+    factor = 2 if doubled else 1
+    boxes = {"undercut": 1, "gin": 2, "big_gin": 2}.get(outcome, 0) * factor if extra_boxes else 0
+    return outcome, abs(net) * factor, boxes
+
+
+Record = tuple[int | None, int, int]
+"""A hand of a game: the winner (0 or 1, None for a drawn hand), its points and its Oklahoma extra boxes."""
+
+
+def game_score(hands: Iterable[Record], target: int, game_bonus: int, box_bonus: int, shutout: str
+               ) -> tuple[int, tuple[int, int], int | None, int]:
+    """A game, straight from the rules: how many of ``hands`` it lasts, the final scores, the winner, and what
+    the lower final score pays the higher at the end (nothing while the game goes on).
+
+    Hands count until a player's points reach ``target``. Each hand won is a box (with its extra boxes)
+    worth ``box_bonus``; the player who reached the target gets ``game_bonus``; if the loser scored no
+    points, that is a shutout, which doubles the game bonus (``double_bonus``) or the winner's whole score
+    (``double_score``). A game nobody has won yet scores the points and boxes so far.
+    """
+    points, boxes, played, winner = [0, 0], [0, 0], 0, None
+    for hand_winner, hand_points, extra in hands:
+        if winner is not None:
+            break
+        played += 1
+        if hand_winner is not None:
+            points[hand_winner] += hand_points
+            boxes[hand_winner] += 1 + extra
+        winner = next((player for player in (0, 1) if points[player] >= target), None)
+    final = [points[player] + boxes[player] * box_bonus for player in (0, 1)]
+    if winner is not None:
+        shut_out = points[1 - winner] == 0 and shutout != "none"
+        final[winner] += game_bonus * (2 if shut_out and shutout == "double_bonus" else 1)
+        final[winner] *= 2 if shut_out and shutout == "double_score" else 1
+    return played, (final[0], final[1]), winner, 0 if winner is None else abs(final[0] - final[1])
+
+
+def partnership_deal(first: Record, second: Record) -> Record:
+    """A deal's two tables as one team result: a team that won both scores the sum; with one table each, the
+    team with more points scores the difference (equal: nothing), with the extra boxes of its own tables."""
+    signed = sum(points if winner == 0 else -points for winner, points, _ in (first, second) if winner is not None)
+    if signed == 0:
+        return None, 0, 0
+    team = 0 if signed > 0 else 1
+    return team, abs(signed), sum(extra for winner, _, extra in (first, second) if winner == team)
 
 
 def deadwood_histogram(pool: Iterable[RefCard], size: int) -> dict[int, int]:

@@ -1,8 +1,72 @@
 """Game scores: running totals, game and box bonuses, shutouts, partnerships."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from service.core import GameError, HandRecord, partnership_deal, resolve_rules, score_game, score_partnership_game
+from service.core import (
+    PRESETS,
+    GameError,
+    HandRecord,
+    Rules,
+    partnership_deal,
+    resolve_rules,
+    score_game,
+    score_partnership_game,
+)
+from service.core.scoring import check_hand_record
+
+from . import reference as ref
+
+OKLAHOMA_WITH_BOXES = resolve_rules("oklahoma", {"oklahoma_extra_boxes": True})
+GAME_RULES = [*(resolve_rules(preset) for preset in PRESETS), *[OKLAHOMA_WITH_BOXES] * 3,
+              resolve_rules("hoyle", {"gin_bonus": 0, "target": 50})]
+RECORD = st.builds(HandRecord, st.sampled_from([None, 0, 1]), st.integers(0, 120), st.sampled_from([0, 0, 0, 1, 2, 4]))
+
+
+def records_for(rules: Rules, drawn: list[HandRecord]) -> list[HandRecord]:
+    """The drawn hand records that some hand under ``rules`` can have (the core's checks only choose them)."""
+    valid = []
+    for record in drawn:
+        try:
+            check_hand_record(record, rules)
+        except ValueError:
+            continue
+        valid.append(record)
+    return valid
+
+
+def as_ref(record: HandRecord) -> ref.Record:
+    return record.winner, record.points, record.extra_boxes
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.sampled_from(GAME_RULES), st.lists(RECORD, max_size=30))
+def test_game_scores_match_the_reference(rules: Rules, drawn: list[HandRecord]) -> None:
+    """Final scores, winner and settlement of every preset's game against the rules written out in the
+    reference; the hands after the game's end are refused."""
+    hands = records_for(rules, drawn)
+    played, final, winner, owed = ref.game_score(map(as_ref, hands), rules.target, rules.game_bonus,
+                                                 rules.box_bonus, rules.shutout)
+    result = score_game(hands[:played], rules)
+    assert (result.final_scores, result.winner, result.settlement) == (final, winner, owed)
+    assert result.complete == (winner is not None)
+    if played < len(hands):
+        with pytest.raises(GameError) as caught:
+            score_game(hands, rules)
+        assert caught.value.index == played
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(st.sampled_from(GAME_RULES), st.lists(st.tuples(RECORD, RECORD), max_size=20))
+def test_partnership_games_match_the_reference(rules: Rules, drawn: list[tuple[HandRecord, HandRecord]]) -> None:
+    deals = [(first, second) for first, second in drawn if len(records_for(rules, [first, second])) == 2]
+    combined = [ref.partnership_deal(as_ref(first), as_ref(second)) for first, second in deals]
+    played, final, winner, owed = ref.game_score(combined, rules.target, rules.game_bonus, rules.box_bonus,
+                                                 rules.shutout)
+    records, result = score_partnership_game(deals[:played], rules)
+    assert [as_ref(record) for record in records] == combined[:played]
+    assert (result.final_scores, result.winner, result.settlement) == (final, winner, owed)
 
 
 def test_running_totals_until_the_target() -> None:

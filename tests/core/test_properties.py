@@ -16,7 +16,7 @@ from service.core.melds import (
 )
 
 from . import reference as ref
-from .hands import hands
+from .hands import as_reference, hands
 
 PROPERTY = settings(max_examples=300, derandomize=True, deadline=None)
 ANY_HAND = st.one_of(hands("deck"), hands("dense"), hands("high"), hands("suited"))
@@ -44,6 +44,14 @@ def test_optimal_arrangements_are_valid_and_least(hand: Hand) -> None:
         check_arrangement(arrangement, hand)
         assert arrangement.deadwood == min_deadwood(hand)
     assert best_arrangement(hand).deadwood == min_deadwood(hand)
+
+
+@PROPERTY
+@given(ANY_HAND)
+def test_least_deadwood_and_every_optimal_layout_are_the_references(hand: Hand) -> None:
+    """The engine's answers, not only valid ones: the brute-force reference's least deadwood and layouts."""
+    assert min_deadwood(hand) == ref.least_deadwood(ref.from_bits(hand))
+    assert {as_reference(a) for a in optimal_arrangements(hand)} == ref.optimal_arrangements(ref.from_bits(hand))
 
 
 @PROPERTY

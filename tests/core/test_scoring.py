@@ -6,8 +6,21 @@ import functools
 import random
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from service.core.cards import ALL_CARDS, CardError, Hand, format_card, hand_from_cards, parse_card, parse_hand
+from service.core.cards import (
+    ALL_CARDS,
+    Card,
+    CardError,
+    Hand,
+    card_rank,
+    format_card,
+    hand_from_cards,
+    make_card,
+    parse_card,
+    parse_hand,
+)
 from service.core.knocks import knock_limit, knock_options
 from service.core.melds import arrangements_within, min_deadwood, optimal_arrangements
 from service.core.rules import Rules
@@ -54,7 +67,7 @@ def check_knockers_choice(rules: Rules, deals: list[tuple[Hand, Hand]]) -> None:
     """The round's points are the best the knocker can get over every layout within the limit."""
     for knocker, defender in deals:
         result = score_round(knocker, defender, rules)
-        expected = ref.best_knock(
+        _, expected = ref.best_knock(
             ref.from_bits(knocker),
             ref.from_bits(defender),
             rules.knock_limit,
@@ -373,3 +386,81 @@ def test_ten_kept_cards_and_the_pile_card_discarded_again_when_the_rules_allow_i
     assert (result.outcome, result.points) == ("knock", 2)
     kept = score_round(parse_hand(KNOCKER), parse_hand(DEFENDER), Rules(), drawn_from_discard=parse_card("8d"))
     assert (kept.outcome, kept.points) == ("knock", 2)
+
+
+ROUND_RULES = [
+    Rules(),
+    TRADITIONAL,
+    Rules(undercut_on_tie=False, undercut_bonus=0, gin_bonus=31, knock_limit=5),
+    Rules(oklahoma=True, undercut_on_tie=False),
+    Rules(oklahoma=True, oklahoma_ace="gin_only", oklahoma_extra_boxes=True, gin_bonus=20, undercut_bonus=10),
+    Rules(oklahoma=True, oklahoma_spades_double=False, oklahoma_extra_boxes=True, big_gin_bonus=None),
+]
+
+
+LOW = [c for c in ALL_CARDS if card_rank(c) <= 6]  # A-7
+
+
+def reference_card(card: Card) -> ref.RefCard:
+    (card_as_pair,) = ref.from_bits(1 << card)
+    return card_as_pair
+
+
+def reference_limit(rules: Rules, upcard: Card | None) -> int:
+    """The knock limit by the reference: Oklahoma's from the upcard, else the rules' own."""
+    if upcard is None:
+        return rules.knock_limit
+    return ref.oklahoma_limit(reference_card(upcard), rules.oklahoma_ace == "gin_only")
+
+
+@st.composite
+def cards_with_melds(draw: st.DrawFn, count: int, taken: frozenset[Card], pool: list[Card]) -> frozenset[Card]:
+    """``count`` cards not in ``taken``: up to eight tries at a run or set that fits, the rest from ``pool``."""
+    cards: set[Card] = set()
+    for _ in range(draw(st.integers(0, 8))):
+        suit, rank, size = draw(st.integers(0, 3)), draw(st.integers(0, 12)), draw(st.integers(3, 5))
+        meld = ({make_card(r, suit) for r in range(rank, min(rank + size, 13))} if draw(st.booleans())
+                else {make_card(rank, s) for s in draw(st.sets(st.integers(0, 3), min_size=3, max_size=4))})
+        if len(meld) >= 3 and len(cards | meld) <= count and not meld & (taken | cards):
+            cards |= meld
+    rest, missing = [c for c in pool if c not in taken | cards], count - len(cards)
+    return frozenset(cards | draw(st.sets(st.sampled_from(rest), min_size=missing, max_size=missing)))
+
+
+@st.composite
+def drawn_knocks(draw: st.DrawFn) -> tuple[Rules, Hand, Hand, Card | None, Card | None]:
+    """Rules, an 11-card knocker and a defender, each with some runs and sets and otherwise low cards (the
+    defender's from the whole deck at times), the upcard under Oklahoma, and a discard that leaves a knock
+    within the limit (None: big gin), as the reference sees it."""
+    rules = draw(st.sampled_from(ROUND_RULES))
+    knocker = draw(cards_with_melds(11, frozenset(), LOW))
+    defender = draw(cards_with_melds(10, knocker, draw(st.sampled_from([LOW, list(ALL_CARDS)]))))
+    upcard = draw(st.sampled_from([c for c in ALL_CARDS if c not in knocker | defender])) if rules.oklahoma else None
+    limit = reference_limit(rules, upcard)
+    by_discard = ref.drawn_hand(ref.from_bits(hand_from_cards(knocker)))
+    discards: list[Card | None] = [c for c in sorted(knocker) if by_discard[reference_card(c)][0] <= limit]
+    if rules.big_gin_bonus is not None and ref.is_big_gin(ref.from_bits(hand_from_cards(knocker))):
+        discards.append(None)
+    assume(discards)
+    return rules, hand_from_cards(knocker), hand_from_cards(defender), upcard, draw(st.sampled_from(discards))
+
+
+@settings(max_examples=300, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(drawn_knocks())
+def test_round_scores_match_the_reference_under_every_variant(
+    knock: tuple[Rules, Hand, Hand, Card | None, Card | None],
+) -> None:
+    """Outcome, points and extra boxes of an 11-card knock (a discard, or big gin), Oklahoma's limit, doubling
+    and boxes included, against the brute-force reference."""
+    rules, knocker, defender, upcard, discard = knock
+    result = score_round(knocker, defender, rules, upcard=upcard, discard=discard)
+    kept = knocker if discard is None else knocker & ~(1 << discard)
+    limit = reference_limit(rules, upcard)
+    doubled = upcard is not None and rules.oklahoma_spades_double and reference_card(upcard)[1] == 0  # a spade
+    expected = ref.round_score(
+        ref.from_bits(kept), ref.from_bits(defender), limit, rules.gin_bonus, rules.big_gin_bonus,
+        rules.undercut_bonus, rules.undercut_on_tie, doubled, rules.oklahoma and rules.oklahoma_extra_boxes,
+    )
+    assert (result.outcome, result.points, result.extra_boxes) == expected
+    assert result.winner == {"undercut": "defender", "tie": None}.get(result.outcome, "knocker")
+    assert result.doubled == doubled and result.discard == discard
