@@ -224,7 +224,8 @@ class HandResult(RequestSchema):
     extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata={
         "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
         "2 for gin, doubled when a spade upcard doubles the score; `points` must then be at least what that "
-        "undercut or gin scores (its bonus, doubled with the boxes), else the hand is refused."})
+        "undercut or gin scores (its bonus, doubled with the boxes), and even with 4 boxes (a doubled score), else "
+        "the hand is refused."})
 
     @validates_schema
     def _drawn_scores_nothing(self, data: dict[str, Any], **kwargs: Any) -> None:

@@ -250,6 +250,9 @@ def check_hand_record(hand: HandRecord, rules: Rules) -> None:
         won_by = {1: "1 extra box comes with an undercut", 2: "2 extra boxes come with gin or a doubled undercut",
                   4: "4 extra boxes come with gin doubled"}[hand.extra_boxes]
         raise ValueError(f"{won_by}, which scores at least {least} points under these rules; got {hand.points}")
+    if hand.extra_boxes == max(EXTRA_BOXES) and hand.points % 2:
+        raise ValueError(f"{hand.extra_boxes} extra boxes come with gin doubled, so the points are even; "
+                         f"got {hand.points}")
 
 
 def _least_points_for_boxes(extra_boxes: int, rules: Rules) -> int:

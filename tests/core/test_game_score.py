@@ -163,6 +163,9 @@ OKLAHOMA_BOXES = {"oklahoma_extra_boxes": True}
          "at least 11 points"),
         (HandRecord(0, 39, extra_boxes=4), "oklahoma", OKLAHOMA_BOXES, "4 extra boxes come with gin doubled, which "
          "scores at least 40 points"),
+        # a doubled score is even (found by a rules audit: 41 points with 4 boxes passed)
+        (HandRecord(0, 41, extra_boxes=4), "oklahoma", OKLAHOMA_BOXES, "4 extra boxes come with gin doubled, so the "
+         "points are even; got 41"),
         (HandRecord(0, 24, extra_boxes=2), "oklahoma", {**OKLAHOMA_BOXES, "gin_bonus": 25,
                                                          "oklahoma_spades_double": False}, "at least 25 points"),
     ],
