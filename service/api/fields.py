@@ -240,6 +240,8 @@ class RulesField(fields.Field[Rules]):
         super().__init__(metadata={**schema, **kwargs.pop("metadata", {})}, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Rules:
+        if isinstance(value, Rules):  # resolved already: a batch's rules passed on to its hands (never from JSON)
+            return value
         if isinstance(value, str):
             return load_rules(value, {}, preset_at_root=True)
         if isinstance(value, dict):

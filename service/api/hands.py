@@ -10,7 +10,7 @@ from marshmallow import RAISE, ValidationError
 
 from .. import observability
 from ..core.cards import Card, Hand, parse_hand
-from ..core.melds import analyze_drawn_hand, optimal_arrangements
+from ..core.knocks import report_hand
 from ..core.rules import Rules, resolve_rules
 from ..errors import invalid_input, validation_messages
 from . import Blueprint, render
@@ -20,7 +20,6 @@ from .schemas import (
     BatchAnalysis,
     BatchAnalyzeRequest,
     HandAnalysis,
-    knock_limit_for,
 )
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/hands",
@@ -31,11 +30,7 @@ def analyze(
     hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None
 ) -> render.JSON:
     """The analysis of a 10-card hand, or of an 11-card hand over every discard."""
-    limit = knock_limit_for(rules, upcard)
-    if hand.bit_count() == 11:
-        forbidden = rules.banned_discard(drawn_from_discard)
-        return render.drawn_hand_analysis(analyze_drawn_hand(hand), limit, forbidden)
-    return render.hand_analysis(hand, optimal_arrangements(hand), limit)
+    return render.hand_report(report_hand(hand, rules, upcard, drawn_from_discard))
 
 
 TEN = "As 2s 3s 7h 7d 7c Kd Qd Jd 5c"
@@ -83,15 +78,14 @@ class Analyze(MethodView):
         return jsonify(analyze(**args))
 
 
-ITEM = AnalyzeRequest()
+BATCH_ITEM = AnalyzeRequest()
 
 
 def batch_answer(index: int, item: Any, rules: Rules) -> render.JSON:
     """One hand of a batch: its analysis, or its own problem (pointers into the whole request)."""
     try:
-        args = ITEM.load(item)
-        if "rules" not in item:
-            args["rules"] = rules
+        given_rules = not isinstance(item, dict) or "rules" in item
+        args = BATCH_ITEM.load(item if given_rules else {**item, "rules": rules})
         return {"status": 200, "analysis": analyze(**args)}
     except ValidationError as error:
         return {"status": 422, "problem": invalid_input(validation_messages(error), ("hands", index))}

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..core.cards import CARD_NAMES, FULL_DECK, Card, Hand, format_card, format_hand
 from ..core.hints import Action, Hint
+from ..core.knocks import HandReport
 from ..core.layoffs import DefenderResult, Layoff, LayoffReport
 from ..core.melds import Arrangement, DrawnHandAnalysis, Meld, find_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, Rules
@@ -48,6 +49,13 @@ def hand_analysis(hand: Hand, arrangements: Sequence[Arrangement], limit: int) -
         "gin": best.deadwood == 0,
         "arrangements": [arrangement(a) for a in arrangements],
     }
+
+
+def hand_report(report: HandReport) -> JSON:
+    """A hand of 10 cards, or of 11 over every discard."""
+    if report.drawn is None:
+        return hand_analysis(report.hand, report.arrangements, report.knock_limit)
+    return drawn_hand_analysis(report.drawn, report.knock_limit, report.banned_discard)
 
 
 def drawn_hand_analysis(analysis: DrawnHandAnalysis, limit: int, forbidden: Card | None = None) -> JSON:

@@ -14,7 +14,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_l
 
 from ..core.cards import Card, CardError, Hand, format_card, parse_card
 from ..core.hints import DEFAULT_CONFIG, HAND_SIZE, MIN_LAST_DRAWS, MIN_SAMPLES, PHASES, ActionType
-from ..core.knocks import check_discard, knock_limit
+from ..core.knocks import check_discard, check_taken_card, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import EXTRA_BOXES, NO_BIG_GIN, HandRecord, check_drawn_from_discard
@@ -111,13 +111,11 @@ class AnalyzeRequest(RequestSchema):
 
 
 def _check_drawn_from_discard(hand: Hand, taken: Card | None) -> None:
-    """The card just taken, if given, is one of an 11-card hand."""
-    if taken is None:
-        return
-    if hand.bit_count() != 11:
-        raise ValidationError("a card just taken is given only with an 11-card hand", "drawn_from_discard")
-    if not hand >> taken & 1:
-        raise ValidationError(f"{format_card(taken)} is not in the hand", "drawn_from_discard")
+    """The card just taken, if given, is one of an 11-card hand (reported on ``drawn_from_discard``)."""
+    try:
+        check_taken_card(hand, taken)
+    except CardError as error:
+        raise _at("drawn_from_discard", error) from None
 
 
 class BatchItems(fields.List[Any]):

@@ -25,7 +25,7 @@ from .cards import (
     parse_cards,
     parse_hand,
 )
-from .knocks import KnockOption, check_discard, knock_limit, knock_options
+from .knocks import HandReport, KnockOption, check_discard, check_taken_card, knock_limit, knock_options, report_hand
 from .layoffs import (
     DefenderResult,
     Layoff,
@@ -80,6 +80,7 @@ __all__ = [
     "GameResult",
     "Hand",
     "HandRecord",
+    "HandReport",
     "IllegalKnockError",
     "KnockOption",
     "Layoff",
@@ -100,6 +101,7 @@ __all__ = [
     "check_discard",
     "check_drawn_from_discard",
     "check_knocker_melds",
+    "check_taken_card",
     "find_melds",
     "format_card",
     "format_hand",
@@ -121,6 +123,7 @@ __all__ = [
     "parse_hand",
     "partnership_deal",
     "possible_layoffs",
+    "report_hand",
     "report_layoffs",
     "resolve_rules",
     "score_game",

@@ -1,11 +1,12 @@
-"""Which discards of a just-drawn hand allow a legal knock, gin or big gin."""
+"""A hand under the rules: its knock limit, and which discards of a just-drawn hand allow a legal knock, gin or
+big gin."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import SPADES, Card, CardError, Hand, card_suit, card_value, check_card, format_card
-from .melds import Arrangement, analyze_drawn_hand
+from .cards import SPADES, Card, CardError, Hand, card_suit, card_value, check_card, check_hand, format_card
+from .melds import Arrangement, DrawnHandAnalysis, analyze_drawn_hand, optimal_arrangements
 from .rules import Rules
 
 
@@ -53,6 +54,17 @@ def check_discard(hand: Hand, card: Card, rules: Rules, drawn_from_discard: Card
         )
 
 
+def check_taken_card(hand: Hand, taken: Card | None) -> None:
+    """Raise CardError unless ``taken``, the card just taken from the pile (if any), is one of an 11-card hand."""
+    if taken is None:
+        return
+    if hand.bit_count() != 11:
+        raise CardError("a card just taken is given only with an 11-card hand", card=None)
+    if not hand >> check_card(taken) & 1:
+        name = format_card(taken)
+        raise CardError(f"{name}, just taken from the pile, is not in the hand", card=name)
+
+
 def knock_options(
     hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None
 ) -> list[KnockOption]:
@@ -60,9 +72,7 @@ def knock_options(
     the card just taken from the pile, one of the eleven)."""
     limit = knock_limit(rules, upcard)
     analysis = analyze_drawn_hand(hand)
-    if drawn_from_discard is not None and not hand >> check_card(drawn_from_discard) & 1:
-        name = format_card(drawn_from_discard)
-        raise CardError(f"{name}, just taken from the pile, is not in the hand", card=name)
+    check_taken_card(hand, drawn_from_discard)
     banned = rules.banned_discard(drawn_from_discard)
     options = []
     for option in analysis.options:
@@ -72,3 +82,28 @@ def knock_options(
             continue
         options.append(KnockOption(option.card, option.deadwood, option.deadwood == 0, option.arrangements))
     return options
+
+
+@dataclass(frozen=True)
+class HandReport:
+    """A hand of 10 cards, or 11 just after a draw, under the rules: its knock limit and, for 10 cards, every
+    least-deadwood layout (``arrangements``), for 11 every discard (``drawn``), of which ``banned_discard``
+    may not be thrown this turn."""
+
+    hand: Hand
+    knock_limit: int
+    arrangements: tuple[Arrangement, ...]
+    drawn: DrawnHandAnalysis | None
+    banned_discard: Card | None
+
+
+def report_hand(
+    hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None
+) -> HandReport:
+    """Analyze a hand of 10 cards, or of 11 over every discard (``drawn_from_discard``: the card just taken
+    from the pile, one of the eleven)."""
+    limit = knock_limit(rules, upcard)
+    check_taken_card(check_hand(hand, (10, 11)), drawn_from_discard)
+    if hand.bit_count() == 10:
+        return HandReport(hand, limit, tuple(optimal_arrangements(hand)), None, None)
+    return HandReport(hand, limit, (), analyze_drawn_hand(hand), rules.banned_discard(drawn_from_discard))

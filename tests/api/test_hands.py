@@ -207,6 +207,19 @@ def test_a_batch_items_rules_replace_the_batchs_rather_than_merge(call: Call) ->
     assert [result["analysis"]["knock_limit"] for result in results] == [10, 7]
 
 
+def test_a_batchs_rules_are_checked_with_each_hand_that_takes_them(call: Call) -> None:
+    """Oklahoma for the whole batch: a hand without its upcard is refused at its own upcard; a hand that is no
+    object at all is refused as such."""
+    body = {"hands": [{"hand": TEN, "upcard": "8c"}, {"hand": TEN}, "As 2s 3s", {"hand": TEN, "rules": "standard"}],
+            "rules": "oklahoma"}
+    results = call("POST", "/v1/hands/analyze/batch", json=body).get_json()["results"]
+    assert [result["status"] for result in results] == [200, 422, 422, 200]
+    assert results[0]["analysis"]["knock_limit"] == 8 and results[3]["analysis"]["knock_limit"] == 10
+    assert results[1]["problem"]["errors"] == [
+        {"pointer": "#/hands/1/upcard", "detail": "Oklahoma rules need the first upcard to set the knock limit"}]
+    assert results[2]["problem"]["errors"][0]["pointer"] == "#/hands/2"
+
+
 def _hands_analyzed(client: FlaskClient) -> float:
     exposition = client.get("/metrics").get_data(as_text=True)
     return next(s.value for family in text_string_to_metric_families(exposition) for s in family.samples

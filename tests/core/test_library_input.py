@@ -23,7 +23,7 @@ from service.core import (
     score_round,
 )
 from service.core.cards import check_hand
-from service.core.knocks import knock_limit
+from service.core.knocks import knock_limit, report_hand
 from service.core.melds import analyze_drawn_hand
 
 KNOCKER = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd")  # nine cards
@@ -44,6 +44,10 @@ ELEVEN = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9s")
         (lambda: knock_limit(resolve_rules("oklahoma"), 99), "99 is not a card"),
         (lambda: knock_options(parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd 5c"), Rules()), "11 cards, got 10"),
         (lambda: knock_options(ELEVEN, Rules(), drawn_from_discard=make_card(1, 3)), "is not in the hand"),
+        (lambda: report_hand(parse_hand("As 2s 3s"), Rules()), "10 or 11 cards, got 3"),
+        (lambda: report_hand(ELEVEN & ~1, Rules(), drawn_from_discard=make_card(1, 3)), "only with an 11-card hand"),
+        (lambda: report_hand(ELEVEN, Rules(), drawn_from_discard=make_card(1, 3)), "2c, just taken from the pile"),
+        (lambda: report_hand(ELEVEN, resolve_rules("oklahoma")), "Oklahoma rules need the first upcard"),
         (lambda: analyze_drawn_hand(parse_hand("As 2s 3s")), "11 cards, got 3"),
         (lambda: analyze_drawn_hand(FULL_DECK), "11 cards, got 52"),
         (lambda: format_card(13), "13 is not a card"),
