@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from flask import Response, jsonify
 from flask.views import MethodView
 
-from ..core.cards import hand_cards
-from ..core.hints import DEFAULT_CONFIG, GameState, TimeBudget, hint
+from ..core.hints import hint
 from . import Blueprint, render
 from .schemas import HintAnswer, HintRequest
 
@@ -17,22 +15,8 @@ blp = Blueprint("hints", __name__, url_prefix="/v1/hint", description="Advice fo
 
 
 def advise(args: dict[str, Any]) -> render.JSON:
-    """The hint for a loaded request."""
-    state = GameState(
-        hand=tuple(hand_cards(args["hand"])),
-        phase=args["phase"],
-        upcard=args.get("upcard"),
-        discard_pile=tuple(args["discard_pile"]),
-        stock_count=args["stock_count"],
-        opponent_hand_known=tuple(args["opponent_hand_known"]),
-        opponent_discards=tuple(args["opponent_discards"]),
-        drawn_from_discard=args.get("drawn_from_discard"),
-        returned_discard=args["returned_discard"],
-    )
-    config = replace(DEFAULT_CONFIG, knock_margin=args["knock_margin"])
-    budget_ms = args["time_budget_ms"]
-    budget = None if budget_ms is None else TimeBudget(budget_ms / 1000)
-    return render.hint(hint(state, args["rules"], seed=args["seed"], config=config, budget=budget))
+    """The hint for a loaded request (``HintRequest`` gives ``hint``'s arguments)."""
+    return render.hint(hint(**args))
 
 
 EXAMPLE = {

@@ -8,12 +8,22 @@ suite checks every answer against the published spec.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, get_args
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
 
-from ..core.cards import Card, CardError, Hand, format_card, parse_card
-from ..core.hints import DEFAULT_CONFIG, HAND_SIZE, MIN_LAST_DRAWS, MIN_SAMPLES, PHASES, ActionType
+from ..core.cards import Card, CardError, Hand, format_card, hand_cards, parse_card
+from ..core.hints import (
+    DEFAULT_CONFIG,
+    HAND_SIZE,
+    MIN_LAST_DRAWS,
+    MIN_SAMPLES,
+    PHASES,
+    ActionType,
+    GameState,
+    TimeBudget,
+)
 from ..core.knocks import check_discard, check_taken_card, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
@@ -362,6 +372,26 @@ class HintRequest(RequestSchema):
         f"beyond the first {MIN_LAST_DRAWS} of a seeded random order). The rest of the evaluation "
         "always runs, so a hint can take longer (most in the draw phases); `time_budget_reached` in the answer "
         "says when the time ran out. `null`: no budget, so the same state and seed always give the same hint."})
+
+    @post_load
+    def _hint_arguments(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """The arguments of the core's ``hint``: the state, the rules, the seed, the engine's settings and its
+        time budget, which starts now."""
+        state = GameState(
+            hand=tuple(hand_cards(data["hand"])),
+            phase=data["phase"],
+            upcard=data.get("upcard"),
+            discard_pile=tuple(data["discard_pile"]),
+            stock_count=data["stock_count"],
+            opponent_hand_known=tuple(data["opponent_hand_known"]),
+            opponent_discards=tuple(data["opponent_discards"]),
+            drawn_from_discard=data.get("drawn_from_discard"),
+            returned_discard=data["returned_discard"],
+        )
+        budget_ms = data["time_budget_ms"]
+        return {"state": state, "rules": data["rules"], "seed": data["seed"],
+                "config": replace(DEFAULT_CONFIG, knock_margin=data["knock_margin"]),
+                "budget": None if budget_ms is None else TimeBudget(budget_ms / 1000)}
 
 
 # --- responses (documentation: render.py builds them) --------------------------------------

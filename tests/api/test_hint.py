@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from service.api import hints
+from service.api import schemas
 from service.core.cards import parse_card
 from service.core.hints import MIN_SAMPLES, GameState, TimeBudget, hint
 from service.core.rules import resolve_rules
@@ -193,7 +193,7 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
         reads = itertools.chain([0.0], itertools.repeat(seconds + 1))
         return TimeBudget(seconds, clock=lambda: next(reads))
 
-    monkeypatch.setattr(hints, "TimeBudget", no_time)
+    monkeypatch.setattr(schemas, "TimeBudget", no_time)
     state = {key: value for key, value in DRAW_STATE.items() if key != "time_budget_ms"}
     rushed = call("POST", "/v1/hint", json=state).get_json()
     assert given == [0.04] and rushed["time_budget_reached"] and rushed["samples"] == MIN_SAMPLES
