@@ -17,9 +17,9 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException, InternalServerError, UnsupportedMediaType
 
 from .core.cards import CardError
-from .core.hints import HintStateError
+from .core.errors import FieldError
 from .core.rules import RulesError
-from .core.scoring import GameError, IllegalKnockError
+from .core.scoring import IllegalKnockError
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
@@ -169,7 +169,7 @@ def handle_domain_error(error: ValueError) -> Response:
     """A core error on valid-looking input (cards, rules, game record) as a 422."""
     if isinstance(error, RulesError):
         return handle_validation_error(ValidationError({"rules": {f: [p] for f, p in error.problems.items()}}))
-    if isinstance(error, HintStateError):
+    if isinstance(error, FieldError):
         at: object = [error.message] if error.index is None else {error.index: [error.message]}
         return handle_validation_error(ValidationError({error.field: at}))
     return problem(422, str(error), type_=INVALID_INPUT)
@@ -192,5 +192,5 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(InternalServerError, handle_internal_error)
     app.register_error_handler(ValidationError, handle_validation_error)
     app.register_error_handler(IllegalKnockError, handle_illegal_knock)
-    for error_class in (CardError, RulesError, GameError, HintStateError):
+    for error_class in (CardError, FieldError):
         app.register_error_handler(error_class, handle_domain_error)

@@ -6,31 +6,13 @@ from typing import Any
 
 from flask import Response, jsonify
 from flask.views import MethodView
-from marshmallow import ValidationError
 
-from ..core.rules import Rules, resolve_rules
-from ..core.scoring import GameError, HandRecord, score_game, score_partnership_game
+from ..core.rules import resolve_rules
+from ..core.scoring import HandRecord, score_game, score_partnership_game
 from . import Blueprint, render
 from .schemas import GameScore, GameScoreRequest
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Game scores with every bonus.")
-
-
-def game(hands: list[HandRecord], rules: Rules) -> render.JSON:
-    """Score a two-player game; a hand the core rejects is reported at its index in ``hands``."""
-    try:
-        return render.game_score(hands, score_game(hands, rules))
-    except GameError as error:
-        raise ValidationError({"hands": {error.index: [error.message]}}) from None
-
-
-def partnership_game(deals: list[tuple[HandRecord, HandRecord]], rules: Rules) -> render.JSON:
-    """Score a partnership game; a deal the core rejects is reported at its index in ``deals``."""
-    try:
-        return render.game_score(*score_partnership_game(deals, rules))
-    except GameError as error:
-        raise ValidationError({"deals": {error.index: [error.message]}}) from None
-
 
 HANDS: list[dict[str, Any]] = [{"winner": 0, "points": 31}, {"winner": 1, "points": 12}, {"winner": None, "points": 0},
          {"winner": 0, "points": 45}, {"winner": 0, "points": 27}]
@@ -41,8 +23,9 @@ EXAMPLES = {
                   {"tables": [{"winner": 0, "points": 70}, {"winner": 0, "points": 22}]}],
         "rules": "partnership"}},
 }
-ANSWERS = {"players": {"summary": "A finished game", "value": game(
-    [HandRecord(h["winner"], h["points"]) for h in HANDS], resolve_rules("standard"))}}
+RECORDS = [HandRecord(h["winner"], h["points"]) for h in HANDS]
+ANSWERS = {"players": {"summary": "A finished game",
+                       "value": render.game_score(RECORDS, score_game(RECORDS, resolve_rules("standard")))}}
 
 
 @blp.route("/score")
@@ -60,5 +43,6 @@ class ScoreGame(MethodView):
         difference).
         """
         if "deals" in args:
-            return jsonify(partnership_game([deal["tables"] for deal in args["deals"]], args["rules"]))
-        return jsonify(game(args["hands"], args["rules"]))
+            deals = [deal["tables"] for deal in args["deals"]]
+            return jsonify(render.game_score(*score_partnership_game(deals, args["rules"])))
+        return jsonify(render.game_score(args["hands"], score_game(args["hands"], args["rules"])))

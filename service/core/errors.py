@@ -6,12 +6,14 @@ import json
 
 
 class FieldError(ValueError):
-    """Invalid input; ``field`` names the part at fault and ``message`` says what is wrong."""
+    """Invalid input; ``field`` names the part at fault, ``index`` the item of it (if a list) and ``message``
+    says what is wrong."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
+    def __init__(self, field: str, message: str, index: int | None = None) -> None:
+        super().__init__(f"{field}{'' if index is None else f'/{index}'}: {message}")
         self.field = field
         self.message = message
+        self.index = index
 
 
 def describe_value(value: object) -> str:

@@ -133,10 +133,6 @@ MAX_DEADWOOD = 10 * HAND_SIZE
 class HintStateError(FieldError):
     """A game state that cannot happen; ``field`` names the part at fault, ``index`` the card in it (if one)."""
 
-    def __init__(self, field: str, message: str, index: int | None = None) -> None:
-        super().__init__(field, message)
-        self.index = index
-
 
 @dataclass(frozen=True)
 class GameState:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .cards import Card, CardError, Hand, check_card, check_hand, format_card, hand_size
+from .errors import FieldError
 from .knocks import check_discard, knock_limit, score_doubled
 from .layoffs import DefenderResult, best_defence, check_knocker_melds
 from .melds import Arrangement, arrangements_within, best_arrangement, min_deadwood
@@ -210,13 +211,14 @@ class GameResult:
     payer: int | None
 
 
-class GameError(ValueError):
-    """A game record that cannot be scored; ``index`` is the hand at fault, ``message`` what is wrong."""
+class GameError(FieldError):
+    """A game record that cannot be scored: ``field`` is the list of records (``hands`` or ``deals``), ``index``
+    the record at fault, ``message`` what is wrong."""
 
-    def __init__(self, index: int, message: str) -> None:
-        super().__init__(f"hand {index}: {message}")
-        self.index = index
-        self.message = message
+    index: int
+
+    def __init__(self, field: str, message: str, index: int) -> None:
+        super().__init__(field, message, index)
 
 
 EXTRA_BOXES = (0, 1, 2, 4)
@@ -284,7 +286,7 @@ def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
 def _score_records(hands: Sequence[HandRecord], rules: Rules, check: Callable[[HandRecord, Rules], None] | None,
                    side: str = "player", record: str = "hand") -> GameResult:
     """``score_game``, each hand checked by ``check`` when it comes up (None: checked already); ``side`` and
-    ``record`` name the scorers and their records in messages."""
+    ``record`` name the scorers and their records in messages, and ``record`` + "s" the records' list in errors."""
     totals = [0, 0]
     won = [0, 0]
     boxes = [0, 0]
@@ -292,13 +294,13 @@ def _score_records(hands: Sequence[HandRecord], rules: Rules, check: Callable[[H
     winner: int | None = None
     for index, hand in enumerate(hands):
         if winner is not None:
-            raise GameError(index, f"the game already ended with the {record} before, when a {side} reached "
-                                   f"{rules.target}")
+            raise GameError(f"{record}s", f"the game already ended with the {record} before, when a {side} "
+                                          f"reached {rules.target}", index)
         try:
             if check is not None:
                 check(hand, rules)
         except ValueError as error:
-            raise GameError(index, str(error)) from None
+            raise GameError(f"{record}s", str(error), index) from None
         if hand.winner is not None:
             totals[hand.winner] += hand.points
             won[hand.winner] += 1
@@ -344,7 +346,7 @@ def score_partnership_game(deals: Sequence[tuple[HandRecord, HandRecord]], rules
             try:
                 check_hand_record(hand, rules)
             except ValueError as error:
-                raise GameError(index, f"table {table}: {error}") from None
+                raise GameError("deals", f"table {table}: {error}", index) from None
     records = tuple(partnership_deal(*tables) for tables in deals)
     return records, _score_records(records, rules, None, "team", "deal")
 

@@ -219,7 +219,9 @@ def test_unexpected_error_is_a_500_that_leaks_nothing(caplog: pytest.LogCaptureF
          {"detail": "rules/knock_limit: must be 0 to 10; rules/target: must be 1 or more",
           "errors": [{"pointer": "#/rules/knock_limit", "detail": "must be 0 to 10"},
                      {"pointer": "#/rules/target", "detail": "must be 1 or more"}]}),
-        (GameError(3, "the knocker has 12 deadwood"), {"detail": "hand 3: the knocker has 12 deadwood"}),
+        (GameError("hands", "the knocker has 12 deadwood", 3),
+         {"detail": "hands/3: the knocker has 12 deadwood",
+          "errors": [{"pointer": "#/hands/3", "detail": "the knocker has 12 deadwood"}]}),
     ],
 )
 def test_a_core_error_that_escapes_a_view_is_a_422_not_a_500(error: Exception, expected: dict[str, Any]) -> None:

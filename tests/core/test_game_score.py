@@ -212,7 +212,7 @@ def test_a_team_scores_the_extra_boxes_of_both_its_tables() -> None:
 
 
 def test_partnership_tables_are_checked_each() -> None:
-    with pytest.raises(GameError, match="hand 1: table 1: a hand won scores at least 1 point") as caught:
+    with pytest.raises(GameError, match="deals/1: table 1: a hand won scores at least 1 point") as caught:
         score_partnership_game([(HandRecord(0, 20), HandRecord(1, 5)), (HandRecord(0, 20), HandRecord(1, 0))],
                                resolve_rules("partnership"))
     assert caught.value.index == 1
