@@ -87,6 +87,7 @@ the same hint, unless a time budget runs out (above).
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -114,7 +115,7 @@ from .knocks import knock_limit, knock_options, score_doubled
 from .layoffs import best_defence
 from .melds import Arrangement, Meld, best_arrangement, min_deadwood
 from .rules import Rules
-from .scoring import knock_outcome, outcome_points
+from .scoring import knock_net, knock_outcome, outcome_points
 
 Phase = Literal["first_upcard", "draw", "discard"]
 ActionType = Literal["take_upcard", "pass", "draw_stock", "discard", "knock", "gin", "big_gin"]
@@ -463,6 +464,7 @@ def _first_turn(state: GameState, rules: Rules) -> bool:
 
 
 def _check_stock(state: GameState, rules: Rules, face_up: int) -> None:
+    """The stock count adds up to 52 with the ``face_up`` cards we see, and the hand is not over by it."""
     count = state.stock_count
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise HintStateError("stock_count", f"expected a whole number of cards, got {count!r}")
@@ -488,6 +490,7 @@ def legal_actions(state: GameState, rules: Rules) -> list[Action]:
 
 
 def _legal_actions(state: GameState, rules: Rules, checked: _Checked) -> list[Action]:
+    """``legal_actions`` of a state already checked."""
     if state.phase == "first_upcard":
         return [Action("take_upcard"), Action("pass")]
     only_to_knock = take_only_to_knock(state, rules)
@@ -623,6 +626,8 @@ class _Context:
     limit: int = 0
     worth: tuple[float, ...] = ()
     doubling: int = 1
+    against_knocks: tuple[tuple[int, ...], ...] = ()
+    """``_points_against_knocks`` of the rules."""
     budget: TimeBudget | None = None
     seed: int = 0
 
@@ -717,19 +722,14 @@ class _Context:
         """Chance (over the samples) that the opponent can meld ``card``."""
         return min(1.0, self.meld_chance.get(card, 0.0))
 
-    def knock_outcome(self, mine: int, theirs: int) -> int:
+    def points_against_knock(self, mine: int, theirs: int) -> int:
         """Our points when the opponent knocks with ``theirs`` deadwood and we hold ``mine`` (layoffs
         are not counted)."""
-        rules = self.rules
-        if theirs == 0:
-            return -(mine + rules.gin_bonus)
-        if mine < theirs or (mine == theirs and rules.undercut_on_tie):
-            return theirs - mine + rules.undercut_bonus
-        return theirs - mine
+        return self.against_knocks[theirs][mine]
 
-    def cautious_outcome(self, mine: int, theirs: int) -> int:
-        """``knock_outcome`` where the opponent does not knock into an undercut (we score nothing then)."""
-        return min(0, self.knock_outcome(mine, theirs))
+    def cautious_points_against_knock(self, mine: int, theirs: int) -> int:
+        """``points_against_knock`` where the opponent does not knock into an undercut (we score nothing then)."""
+        return min(0, self.against_knocks[theirs][mine])
 
     def defence(self, kept: Hand, card: Card, pile_only: bool = False, cautious: bool = False) -> tuple[float, float]:
         """After discarding ``card`` and keeping ``kept``: the chance the opponent knocks on its next
@@ -742,7 +742,7 @@ class _Context:
         if found is not None:
             return found
         mine = self.deadwood(kept)
-        outcome = self.cautious_outcome if cautious else self.knock_outcome
+        outcome = self.cautious_points_against_knock if cautious else self.points_against_knock
         any_card = pile_only and self.rules.stock_end_discard == "take_to_knock_any"
         chance = points = 0.0
         for threat in self.threats:
@@ -850,6 +850,14 @@ class _Context:
                     risk += weight
             total += weight * points
         return _Knock(action, mine, arrangement, total * self.doubling, risk)
+
+
+@functools.lru_cache(maxsize=64)
+def _points_against_knocks(rules: Rules) -> tuple[tuple[int, ...], ...]:
+    """``[theirs][mine]``: our points when the opponent knocks with ``theirs`` deadwood (0 to 10, 0 being gin)
+    against our ``mine`` (0 to ``MAX_DEADWOOD``), by ``scoring.knock_net``; a table, since a hint looks up some
+    1,700 of them."""
+    return tuple(tuple(-knock_net(theirs, mine, rules) for mine in range(MAX_DEADWOOD + 1)) for theirs in range(11))
 
 
 def _points_apart(better: float, worse: float) -> float:
@@ -1027,7 +1035,7 @@ def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig, th
     limit = knock_limit(rules, upcard)
     worth = tuple(deadwood_worth(deadwood, limit, config) for deadwood in range(MAX_DEADWOOD + 1))
     context = _Context(state, rules, checked, config, limit=limit, worth=worth, doubling=2 if doubled else 1,
-                       budget=budget, seed=seed)
+                       against_knocks=_points_against_knocks(rules), budget=budget, seed=seed)
     _sample_opponents(context, random.Random(seed))
     if threats:
         _find_threats(context)
@@ -1085,6 +1093,8 @@ def model_opponent(state: GameState, rules: Rules, seed: int = 0, config: Engine
 
 
 def _discard_hint(context: _Context) -> Hint:
+    """The discard phase: the best knock if it is worth taking now, else the discard whose continuation scores
+    best (on our last turn, ``_last_turn_discard_hint``)."""
     if context.last_turn() and context.samples:
         return _last_turn_discard_hint(context)
     state, rules, config = context.state, context.rules, context.config
@@ -1201,6 +1211,8 @@ def _knock_alternative(knock: _Knock, context: _Context) -> Alternative:
 
 
 def _draw_hint(context: _Context) -> Hint:
+    """The draw phases: take the pile's top card (or the first upcard) or not, by what each choice is expected
+    to lead to (the stock-end offer and our last draw have their own rules)."""
     state, checked = context.state, context.checked
     hand = checked.hand
     if stock_end_offer(state, context.rules):
@@ -1227,7 +1239,7 @@ def _draw_hint(context: _Context) -> Hint:
     alternatives = (take, stock) if choice == take_action else (stock, take)
     comparable = take.unit == stock.unit
     close = comparable and abs(take.evaluation - stock.evaluation) < context.config.close_margin
-    reason = _draw_reason(choice, top, take, stock, hand)
+    reason = _draw_reason(choice, top, take, stock)
     kept = hand | card_bit(top)
     if take.then_discard is not None:  # None: big gin, all eleven kept
         kept &= ~card_bit(take.then_discard)
@@ -1460,7 +1472,8 @@ def _finish_name(big_gin: bool, deadwood: int) -> str:
     return "big gin" if big_gin else "gin" if deadwood == 0 else f"a knock with {deadwood} deadwood"
 
 
-def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternative, hand: Hand) -> str:
+def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternative) -> str:
+    """Why to take the pile's top card, or pass or draw from the stock instead."""
     card = format_card(top)
     if choice.type == "take_upcard":
         if take.unit == "points":

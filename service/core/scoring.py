@@ -71,9 +71,11 @@ def knock_outcome(knocker_deadwood: int, defender_deadwood: int, rules: Rules) -
     return "tie"
 
 
-def _net_for_knocker(knocker: Arrangement, defence: DefenderResult, rules: Rules) -> int:
-    outcome: Outcome = "gin" if knocker.deadwood == 0 else knock_outcome(knocker.deadwood, defence.deadwood, rules)
-    return outcome_points(outcome, knocker.deadwood, defence.deadwood, rules)
+def knock_net(knocker_deadwood: int, defender_deadwood: int, rules: Rules) -> int:
+    """Points of a knock (gin with 0 deadwood) for the knocker, negative when the defender scores, before
+    Oklahoma doubling; ``defender_deadwood`` is after its layoffs (none against gin)."""
+    outcome: Outcome = "gin" if knocker_deadwood == 0 else knock_outcome(knocker_deadwood, defender_deadwood, rules)
+    return outcome_points(outcome, knocker_deadwood, defender_deadwood, rules)
 
 
 def knocker_choice(knocker: Hand, defender: Hand, rules: Rules, limit: int) -> tuple[Arrangement, DefenderResult]:
@@ -88,7 +90,7 @@ def knocker_choice(knocker: Hand, defender: Hand, rules: Rules, limit: int) -> t
     best_net = 0
     for arrangement in options:
         defence = best_defence(arrangement.melds, defender)
-        net = _net_for_knocker(arrangement, defence, rules)
+        net = knock_net(arrangement.deadwood, defence.deadwood, rules)
         if best is None or net > best_net:
             best, best_net = (arrangement, defence), net
     assert best is not None

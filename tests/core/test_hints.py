@@ -1319,3 +1319,13 @@ def test_gins_scoring_the_same_are_a_close_call() -> None:
     first, second = advice.alternatives[:2]
     assert first.action.type == second.action.type == "gin" and first.evaluation == second.evaluation > 0
     assert advice.close_call is True
+
+
+def test_our_points_against_a_knock_are_its_round_score_from_the_defenders_side() -> None:
+    """The table the engine weighs the opponent's knocks with: ``[their deadwood][ours]``, layoffs not counted."""
+    table = engine._points_against_knocks(Rules())  # gin 25, undercut 25, a tie is an undercut
+    assert table[0][7] == -(25 + 7)  # its gin: the bonus and our deadwood
+    assert table[5][9] == -4  # its knock wins by 4
+    assert table[5][3] == 2 + 25 and table[5][5] == 25  # we undercut it, a tie included
+    assert engine._points_against_knocks(Rules(undercut_on_tie=False, undercut_bonus=10))[5][5] == 0
+    assert engine._points_against_knocks(Rules(undercut_on_tie=False, undercut_bonus=10))[5][4] == 1 + 10
