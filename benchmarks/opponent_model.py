@@ -40,7 +40,7 @@ from multiprocessing import Pool
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from benchmarks.selfplay import OPPONENTS, configured, engine_player, play_deal, shuffled_deck
+from benchmarks.selfplay import OPPONENTS, configured, engine_player, play_both_seats, shuffled_deck
 from service.core.cards import hand_from_cards, iter_cards
 from service.core.hints import EngineConfig, GameState, model_opponent
 from service.core.rules import resolve_rules
@@ -84,9 +84,7 @@ def collect(job: tuple[int, int, EngineConfig]) -> dict[str, list[Forecast]]:
 
     deck, rules = shuffled_deck(seed, index), resolve_rules()
     engine, baseline = engine_player(config), OPPONENTS["baseline"]
-    pair_seed = seed * 100_003 + index
-    play_deal(deck, rules, (engine, baseline), 0, pair_seed, watch=watch)
-    play_deal(deck, rules, (baseline, engine), 1, pair_seed, watch=watch)
+    play_both_seats(deck, rules, engine, baseline, seed, index, watch)
     return found
 
 

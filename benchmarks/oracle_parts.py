@@ -40,7 +40,7 @@ from benchmarks.selfplay import (
     Watcher,
     load_saved,
     paired_report,
-    play_deal,
+    play_both_seats,
     report,
     shuffled_deck,
 )
@@ -103,9 +103,7 @@ def play_pair(job: tuple[int, int, frozenset[str], float]) -> tuple[GameRecord, 
     deck = shuffled_deck(seed, index)
     engine, watch = revealing_engine(parts, share)
     baseline = OPPONENTS["baseline"]
-    pair_seed = seed * 100_003 + index
-    return (play_deal(deck, rules, (engine, baseline), 0, pair_seed, watch=watch),
-            play_deal(deck, rules, (baseline, engine), 1, pair_seed, watch=watch))
+    return play_both_seats(deck, rules, engine, baseline, seed, index, watch)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -40,7 +40,7 @@ from multiprocessing import Pool
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from benchmarks.opponent_model import Forecast, forecasts, report
-from benchmarks.selfplay import Player, baseline_player, engine_player, play_deal, shuffled_deck
+from benchmarks.selfplay import Player, baseline_player, engine_player, moves_seed, play_deal, shuffled_deck
 from service.core.cards import FULL_DECK, Card, Hand, card_bit, hand_cards, hand_from_cards, iter_cards
 from service.core.hints import DEFAULT_CONFIG, Action, GameState, meld_partners
 from service.core.knocks import knock_limit
@@ -252,7 +252,7 @@ def collect(job: tuple[int, int, argparse.Namespace]) -> dict[str, list[Forecast
         baseline = recording(baseline_player, turns)
         players: tuple[Player, Player] = ((engine_player(DEFAULT_CONFIG), baseline) if seat == 0
                                           else (baseline, engine_player(DEFAULT_CONFIG)))
-        play_deal(deck, rules, players, seat, seed * 100_003 + index, watch=watch)
+        play_deal(deck, rules, players, seat, moves_seed(seed, index), watch=watch)
     return found
 
 

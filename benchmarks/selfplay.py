@@ -198,6 +198,19 @@ def shuffled_deck(seed: int, index: int) -> list[int]:
     return deck
 
 
+def moves_seed(seed: int, index: int) -> int:
+    """The seed of the players' moves in deal ``index`` of ``seed``, the same from both seats."""
+    return seed * 100_003 + index
+
+
+def play_both_seats(deck: list[int], rules: Rules, engine: Player, other: Player, seed: int, index: int,
+                    watch: Watcher | None = None) -> tuple[GameRecord, GameRecord]:
+    """Deal ``index`` of ``seed`` played with the engine in seat 0, then in seat 1 (``other`` in the other)."""
+    moves = moves_seed(seed, index)
+    return (play_deal(deck, rules, (engine, other), 0, moves, watch),
+            play_deal(deck, rules, (other, engine), 1, moves, watch))
+
+
 @dataclass(frozen=True)
 class Job:
     """One duplicate deal to play: deal ``index`` of ``seed``, the engine against ``opponent``
@@ -220,10 +233,7 @@ def play_pair(job: Job) -> tuple[GameRecord, GameRecord]:
     deck = shuffled_deck(seed, index)
     engine, watch = oracle_engine(job.config, job.budget_ms, shown=job.oracle)
     other = engine_player(job.opponent_config) if job.opponent == "engine" else OPPONENTS[job.opponent]
-    pair_seed = seed * 100_003 + index
-    first = play_deal(deck, rules, (engine, other), 0, pair_seed, watch)
-    second = play_deal(deck, rules, (other, engine), 1, pair_seed, watch)
-    return first, second
+    return play_both_seats(deck, rules, engine, other, seed, index, watch)
 
 
 def _interval(values: list[float]) -> tuple[float, float]:

@@ -111,7 +111,7 @@ def round_score(result: RoundResult) -> JSON:
         "knock_limit": result.knock_limit,
         "doubled": result.doubled,
         "extra_boxes": result.extra_boxes,
-        "discard": None if result.discard is None else format_card(result.discard),
+        "discard": _card_or_none(result.discard),
         "knocker": arrangement(result.knocker),
         "defender": defender(result.defender),
     }

@@ -16,6 +16,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_l
 from ..core.cards import Card, CardError, Hand, format_card, hand_cards, parse_card
 from ..core.hints import (
     DEFAULT_CONFIG,
+    FULL_STOCK,
     HAND_SIZE,
     MIN_LAST_DRAWS,
     MIN_SAMPLES,
@@ -340,7 +341,7 @@ class HintRequest(RequestSchema):
     discard_pile = fields.List(CardField(), load_default=list, validate=Length(0, 52), metadata={
         "uniqueItems": True, "description": "The discard pile, oldest first; its last card is the one that can be "
         "taken."})
-    stock_count = IntegerField(required=True, validate=Range(0, 31), metadata={
+    stock_count = IntegerField(required=True, validate=Range(0, FULL_STOCK), metadata={
         "description": "Cards left in the stock."})
     opponent_hand_known = fields.List(CardField(), load_default=list, validate=Length(
         0, HAND_SIZE, error="expected at most {max} cards: the opponent holds " + str(HAND_SIZE)), metadata={

@@ -23,11 +23,9 @@ import random
 from dataclasses import dataclass, field
 
 from .cards import ALL_CARDS, Card, Hand, card_bit, format_card, hand_cards
-from .hints import Action, GameState, Phase, knock_rules, legal_actions
+from .hints import HAND_SIZE, Action, GameState, Phase, knock_rules, legal_actions
 from .rules import Rules
 from .scoring import RoundResult, score_round
-
-DEAL_SIZE = 10
 
 
 class IllegalMoveError(ValueError):
@@ -82,7 +80,7 @@ class Table:
             raise ValueError("a deck holds each of the 52 cards once")
         stock = list(deck)
         hands = [0, 0]
-        for _ in range(DEAL_SIZE):
+        for _ in range(HAND_SIZE):
             for player in (1 - dealer, dealer):
                 hands[player] |= card_bit(stock.pop())
         if rules.eleven_card_deal:
