@@ -7,14 +7,14 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /src
-# Dependencies first (their own layer, rebuilt only when pyproject.toml changes), then the source.
-COPY pyproject.toml ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
-        > requirements.txt \
-    && pip install --no-cache-dir -r requirements.txt
-COPY README.md ./
+# Dependencies first, at their pinned versions (their own layer, rebuilt only when the lock changes),
+# then the source.
+COPY service/deploy/requirements.lock ./
+RUN pip install --no-cache-dir --no-deps -r requirements.lock
+COPY pyproject.toml README.md ./
 COPY service ./service
 RUN pip install --no-cache-dir --no-deps . \
+    && pip check \
     && python -m compileall -q /opt/venv
 
 FROM python:${PYTHON_VERSION}-slim AS runtime

@@ -15,7 +15,9 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 import urllib.request
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from referencing import Registry
 
 from service.api.fields import CARD_PATTERN, hand_text_pattern
@@ -156,6 +160,30 @@ def test_dockerfile_passes_hadolint() -> None:
     hadolint = shutil.which("hadolint") or str(Path(sys.executable).parent / "hadolint")
     result = subprocess.run([hadolint, str(ROOT / "Dockerfile")], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _locked() -> dict[str, str]:
+    """The lock's pins, by normalized name."""
+    lines = (ROOT / "service" / "deploy" / "requirements.lock").read_text(encoding="utf-8").splitlines()
+    pins = [line for line in lines if line and not line.startswith("#")]
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][A-Za-z0-9.]*", pin) for pin in pins), pins
+    return {canonicalize_name(name): version for name, version in (pin.split("==") for pin in pins)}
+
+
+def test_the_lock_pins_each_runtime_dependency_within_its_range_and_the_tests_run_on_it() -> None:
+    """The image installs the lock; the two commands install with it as constraints. So each dependency in
+    pyproject.toml is pinned, within its range, with everything it needs, and this environment has those
+    very versions (else the tests ran on other versions than the image ships)."""
+    locked = _locked()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for line in project["dependencies"]:
+        requirement = Requirement(line)
+        assert requirement.specifier.contains(locked[canonicalize_name(requirement.name)]), line
+    for name, version in locked.items():
+        assert metadata.version(name) == version, name
+        for needed in map(Requirement, metadata.requires(name) or []):
+            if needed.marker is None or needed.marker.evaluate({"extra": ""}):
+                assert canonicalize_name(needed.name) in locked, f"{name} needs {needed.name}, not in the lock"
 
 
 def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
