@@ -1200,11 +1200,13 @@ def _continue_alternative(option: _Continue) -> Alternative:
 
 
 def _knock_alternative(knock: _Knock, context: _Context) -> Alternative:
+    """A knock as a ranked move: its expected points, and the outs of the ten cards it keeps (none for gin) and
+    its discard's safety, as a discard would have them."""
     card = knock.action.card
     safety = None if card is None else 1 - context.danger(card)
     outs: tuple[Card, ...] = ()
     if card is not None and knock.deadwood > 0:
-        kept = context.checked.hand & ~card_bit(card)
+        kept = knock.arrangement.hand  # the ten laid out: with the card just taken, on a take to knock
         outs = tuple(iter_cards(context.outs(kept, context.lookahead(kept)[1])))
     return Alternative(knock.action, knock.expected_points, "points", knock.deadwood, knock.expected_points,
                        knock.undercut_risk, outs, safety)
@@ -1362,8 +1364,7 @@ def _take_to_knock(context: _Context, hand: Hand, top: Card) -> tuple[_Knock, Al
     best = max(_knocks(context, hand | card_bit(top), top), key=lambda knock: knock.expected_points, default=None)
     if best is None:
         return None
-    return best, Alternative(Action("take_upcard"), best.expected_points, "points", best.deadwood,
-                             best.expected_points, best.undercut_risk, then_discard=best.action.card)
+    return best, replace(_knock_alternative(best, context), action=Action("take_upcard"), then_discard=best.action.card)
 
 
 def _take_value(context: _Context, hand: Hand, top: Card) -> Alternative:

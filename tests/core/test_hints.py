@@ -1329,3 +1329,29 @@ def test_our_points_against_a_knock_are_its_round_score_from_the_defenders_side(
     assert table[5][3] == 2 + 25 and table[5][5] == 25  # we undercut it, a tie included
     assert engine._points_against_knocks(Rules(undercut_on_tie=False, undercut_bonus=10))[5][5] == 0
     assert engine._points_against_knocks(Rules(undercut_on_tie=False, undercut_bonus=10))[5][4] == 1 + 10
+
+
+TAKE_TO_KNOCK_STATES = {
+    # the last draw (found by a hint audit: 4d was missing from the outs, which were those of the nine cards
+    # without 4s); traditional rules, take 4s and knock discarding Qs
+    "last draw": (GameState(
+        hand=cards("2s Qs 2h 2c 4c 8c 9c Tc Jc Qc"), phase="draw", upcard=parse_card("8c"),
+        discard_pile=cards("Kc Kd 6s Td Jh Qh 8s Qd 4h Ts 3s Ks Jd 7c Ad 6h 7h Js 5h 9s 7s 8d 9h 5d Kh 6c 3h 8h 4s"),
+        stock_count=3,
+        opponent_discards=cards("Kc Kd Td 9s Qh Qd Ts Qc Ks 3s Jd Ad 2h Js 9s 5h 7s 8d 5d 8h 2s Qs 4s")),
+        "4s", "Qs"),
+    # early in the hand (a take to knock had no outs at all): take Jd and knock discarding 9c
+    "early": (GameState(hand=cards("As 2s 3s 7h 7d 7c Kd Qd 9c 2c"), phase="draw", upcard=parse_card("5h"),
+                        discard_pile=cards("5h Jd"), stock_count=30, opponent_discards=cards("Jd")), "Jd", "9c"),
+}
+
+
+@pytest.mark.parametrize("name", TAKE_TO_KNOCK_STATES)
+def test_a_take_to_knock_has_the_outs_of_the_ten_cards_it_keeps(name: str) -> None:
+    state, taken, thrown = TAKE_TO_KNOCK_STATES[name]
+    advice = hint(state, resolve_rules("traditional"), seed=3, config=FAST)
+    take = next(a for a in advice.alternatives if a.action.type == "take_upcard")
+    assert take.unit == "points" and take.then_discard == parse_card(thrown)
+    kept = (hand_from_cards(state.hand) | card_bit(parse_card(taken))) & ~card_bit(parse_card(thrown))
+    unseen = [c for c in ALL_CARDS if c not in state.hand + state.discard_pile]
+    assert set(take.outs) == reference_outs(kept, unseen) != set()
