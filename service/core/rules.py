@@ -180,9 +180,11 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "hoyle",
-            Rules(big_gin_bonus=None, shutout="double_score"),
+            Rules(big_gin_bonus=None, shutout="double_score", stock_end_discard="take_to_knock"),
             "seed 001",
-            "As standard with box 25, and a shutout doubles the winner's whole score.",
+            "As standard with box 25, and a shutout doubles the winner's whole score. The discard that leaves "
+            "the last two cards may be taken, only to knock or go gin ('his opponent may refuse the discard "
+            "and the hand is a draw'; the last two cards may not be drawn).",
         ),
         Preset(
             "online",
