@@ -97,14 +97,16 @@ from operator import attrgetter
 from typing import Literal
 
 from .cards import (
-    ALL_CARDS,
     FULL_DECK,
     RANK_COLUMN,
     RANK_MASK,
     Card,
+    CardError,
     Hand,
     card_bit,
     card_value,
+    check_card,
+    check_hand,
     format_card,
     format_hand,
     hand_from_cards,
@@ -129,6 +131,10 @@ MIN_LAST_DRAWS = 8
 """Stock cards valued on our last draw even when the time budget has run out."""
 FULL_STOCK = 52 - 2 * HAND_SIZE - 1
 MAX_DEADWOOD = 10 * HAND_SIZE
+CLOSE_POINTS = 1.0
+"""Moves valued in expected points (knocks, our last turn's moves) this close are too close to call."""
+CLOSE_TO_THE_MARGIN = 2.0
+"""A knock's expected points this close to the knock margin make knocking or not too close to call."""
 
 
 class HintStateError(FieldError):
@@ -260,17 +266,18 @@ class _Checked:
 
 
 def _check_cards(field_name: str, cards: Sequence[Card], repeats: bool = False) -> Hand:
+    """The cards of a list as a hand; HintStateError at the first that is no card or (unless ``repeats``) is
+    listed twice."""
     mask = 0
     for index, card in enumerate(cards):
-        if isinstance(card, bool) or not isinstance(card, int) or card not in _VALID_CARDS:
-            raise HintStateError(field_name, f"{describe_value(card)} is not a card", index)
+        try:
+            check_card(card)
+        except CardError:
+            raise HintStateError(field_name, f"{describe_value(card)} is not a card", index) from None
         if mask >> card & 1 and not repeats:
             raise HintStateError(field_name, f"{format_card(card)} is listed twice", index)
         mask |= card_bit(card)
     return mask
-
-
-_VALID_CARDS = frozenset(ALL_CARDS)
 
 
 def check_state(state: GameState, rules: Rules) -> _Checked:
@@ -1046,8 +1053,10 @@ def _reveal(checked: _Checked, revealed: Hand) -> _Checked:
     """``checked`` with the cards of ``revealed`` known to be in the opponent's hand."""
     if not revealed:
         return checked
-    if isinstance(revealed, bool) or not isinstance(revealed, int) or revealed < 0 or revealed & ~FULL_DECK:
-        raise HintStateError("revealed", f"expected a hand of cards as a bitmask, got {revealed!r}")
+    try:
+        check_hand(revealed)
+    except CardError:
+        raise HintStateError("revealed", f"expected a hand of cards as a bitmask, got {revealed!r}") from None
     for name, cards in (("hand", checked.hand), ("discard_pile", checked.pile)):
         if revealed & cards:
             raise HintStateError("revealed", f"{format_card((revealed & cards).bit_length() - 1)} is in {name}, "
@@ -1111,9 +1120,9 @@ def _discard_hint(context: _Context) -> Hint:
     if take_knock:
         assert best_knock is not None
         alternatives = knock_alternatives + continue_alternatives
-        close = len(knocks) > 1 and _points_apart(knocks[0].expected_points, knocks[1].expected_points) < 1.0
-        close = close or (best_knock.deadwood > 0 and bool(context.samples) and not only_to_knock
-                          and _points_apart(best_knock.expected_points, context.knock_threshold()) < 2.0)
+        close = len(knocks) > 1 and _points_apart(knocks[0].expected_points, knocks[1].expected_points) < CLOSE_POINTS
+        near_the_margin = _points_apart(best_knock.expected_points, context.knock_threshold()) < CLOSE_TO_THE_MARGIN
+        close = close or (best_knock.deadwood > 0 and bool(context.samples) and not only_to_knock and near_the_margin)
         why = "the stock is at its end, so not knocking draws the hand" if stock_ends else \
             "knocking now beats waiting while the opponent improves"
         return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, why),
@@ -1142,7 +1151,7 @@ def _last_turn_discard_hint(context: _Context) -> Hint:
     chosen, *others = knock_alternatives + ends if knock_first else ends + knock_alternatives
     others.sort(key=lambda a: -a.evaluation)  # stable: knocks before discards on ties
     alternatives = (chosen, *others)
-    close = bool(others) and _points_apart(chosen.evaluation, others[0].evaluation) < 1.0 and (
+    close = bool(others) and _points_apart(chosen.evaluation, others[0].evaluation) < CLOSE_POINTS and (
         bool(knocks) or chosen.evaluation != others[0].evaluation)  # all discards alike: nothing to call
     if knock_first:
         assert best_knock is not None
@@ -1270,12 +1279,12 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     stock = Alternative(Action("draw_stock"), stock_points, "points", expected_points=stock_points)
     card = format_card(top)
     knock_chance = f"you would knock with chance {knocking / (drawable or 1.0):.0%}"
+    drawing = (f"Draw from the stock: this is your last draw, and only a knock scores after it ({knock_chance}, "
+               f"expected {stock.evaluation:+.1f} points)")
     best = _best_last_turn(context, hand | card_bit(top), top, stock_end + 1,
                            knock_only=take_only_to_knock(context.state, context.rules))
     if best is None:  # a card thrown straight back, which allows no knock
-        reason = (f"Draw from the stock: this is your last draw, and only a knock scores after it ({knock_chance}, "
-                  f"expected {stock.evaluation:+.1f} points); {card} came straight back and may be retaken only to "
-                  "knock, which it does not allow.")
+        reason = f"{drawing}; {card} came straight back and may be retaken only to knock, which it does not allow."
         return Hint(stock.action, (stock,), False, reason, _melds_of(hand), len(context.samples))
     take = replace(best, action=Action("take_upcard"), then_discard=best.action.card)
     chosen, other = (take, stock) if take.evaluation > stock.evaluation else (stock, take)
@@ -1287,8 +1296,7 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
         taking = f"taking {card} allows {_finish_name(best.action.type == 'big_gin', best.deadwood or 0)}, " \
                  f"expected {take.evaluation:+.1f} points"
     if chosen is stock:
-        reason = (f"Draw from the stock: this is your last draw, and only a knock scores after it ({knock_chance}, "
-                  f"expected {stock.evaluation:+.1f} points); {taking}.")
+        reason = f"{drawing}; {taking}."
         melds = _melds_of(hand)
     else:
         reason = (f"Take {card}: this is your last draw; {taking}, against {stock.evaluation:+.1f} from the stock "
