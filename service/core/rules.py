@@ -130,7 +130,8 @@ RULE_PARAMETERS: tuple[RuleParameter, ...] = (
     ),
     RuleParameter("oklahoma_spades_double", "Oklahoma: a spade first upcard doubles the hand's score."),
     RuleParameter("oklahoma_extra_boxes",
-                  "Oklahoma: 1 extra box for an undercut, 2 for gin (doubled with the score on a spade upcard)."),
+                  "Oklahoma: 1 extra box for an undercut, 2 for gin or big gin (doubled with the score on a spade "
+                  "upcard)."),
     RuleParameter("target", "Running total that ends the game.", 1, 10000),
     RuleParameter("game_bonus", "Bonus to the player who reaches the target.", 0, 10000),
     RuleParameter("box_bonus", "Line or box bonus per hand won (and per extra box), added at the end.", 0, 1000),
