@@ -247,10 +247,13 @@ def test_game_input_errors(call: Call, body: dict, pointer: str, detail: str) ->
 
 
 @pytest.mark.parametrize("body", [{}, {"hands": [], "deals": []}])
-def test_the_spec_asks_for_hands_or_deals_as_the_service_does(registry: Registry, body: dict[str, Any]) -> None:
+def test_the_spec_asks_for_hands_or_deals_as_the_service_does(call: Call, registry: Registry,
+                                                              body: dict[str, Any]) -> None:
     schema = {"$ref": SPEC_URI + "#/components/schemas/GameScoreRequest"}
     assert not Draft202012Validator(schema, registry=registry).is_valid(body)
+    assert call("POST", "/v1/games/score", json=body).status_code == 422
     assert Draft202012Validator(schema, registry=registry).is_valid({"hands": []})
+    assert call("POST", "/v1/games/score", json={"hands": []}).status_code == 200
 
 
 def test_rules_catalog_lists_every_parameter_and_preset(call: Call) -> None:
