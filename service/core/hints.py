@@ -1145,8 +1145,7 @@ def _last_turn_discard_hint(context: _Context) -> Hint:
     ends = [] if take_only_to_knock(state, context.rules) else _end_discards(context, hand, state.stock_count,
                                                                                state.drawn_from_discard)
     best_knock = knocks[0] if knocks else None
-    knock_first = best_knock is not None and (
-        best_knock.deadwood == 0 or not ends or best_knock.expected_points > ends[0].evaluation)
+    knock_first = best_knock is not None and _knock_beats(best_knock, ends)
     knock_alternatives = [_knock_alternative(k, context) for k in knocks]
     chosen, *others = knock_alternatives + ends if knock_first else ends + knock_alternatives
     others.sort(key=lambda a: -a.evaluation)  # stable: knocks before discards on ties
@@ -1322,11 +1321,15 @@ def _best_last_turn(context: _Context, hand: Hand, taken: Card | None, stock_cou
     if knocks and knocks[0].deadwood == 0:
         return _knock_alternative(knocks[0], context)
     discards = [] if knock_only else _end_discards(context, hand, stock_count, taken)
-    if not knocks and not discards:
-        return None
-    if knocks and (not discards or knocks[0].expected_points > discards[0].evaluation):
+    if knocks and _knock_beats(knocks[0], discards):
         return _knock_alternative(knocks[0], context)
-    return discards[0]
+    return discards[0] if discards else None
+
+
+def _knock_beats(knock: _Knock, discards: Sequence[Alternative]) -> bool:
+    """On our last turn: whether to make ``knock`` (gin and big gin always) rather than the best of ``discards``
+    (best first), both valued in expected points."""
+    return knock.deadwood == 0 or not discards or knock.expected_points > discards[0].evaluation
 
 
 def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
