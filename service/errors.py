@@ -169,8 +169,9 @@ def handle_domain_error(error: ValueError) -> Response:
     """A core error on valid-looking input (cards, rules, game record) as a 422."""
     if isinstance(error, RulesError):
         return handle_validation_error(ValidationError({"rules": {f: [p] for f, p in error.problems.items()}}))
-    if isinstance(error, FieldError):
-        at: object = [error.message] if error.index is None else {error.index: [error.message]}
+    if isinstance(error, FieldError | CardError) and error.field is not None:
+        message = error.message if isinstance(error, FieldError) else str(error)
+        at: object = [message] if error.index is None else {error.index: [message]}
         return handle_validation_error(ValidationError({error.field: at}))
     return problem(422, str(error), type_=INVALID_INPUT)
 

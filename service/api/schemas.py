@@ -25,10 +25,10 @@ from ..core.hints import (
     GameState,
     TimeBudget,
 )
-from ..core.knocks import check_discard, check_taken_card, knock_limit
+from ..core.knocks import check_taken_card, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
-from ..core.scoring import EXTRA_BOXES, NO_BIG_GIN, HandRecord, check_drawn_from_discard
+from ..core.scoring import EXTRA_BOXES, HandRecord
 from .fields import (
     BooleanField,
     CardField,
@@ -190,33 +190,12 @@ class RoundScoreRequest(RequestSchema):
     rules = RulesField(load_default=resolve_rules)
 
     @validates_schema(pass_original=True)
-    def _consistent(self, data: dict[str, Any], original: dict[str, Any], **kwargs: Any) -> None:
-        knocker, defender, rules = data["knocker"], data["defender"], data["rules"]
-        upcard, discard = data.get("upcard"), data.get("discard")
-        if knocker & defender:
-            raise _in_both("defender", original.get("defender"), knocker & defender, "in both hands")
-        knock_limit_for(rules, upcard)
-        taken = data.get("drawn_from_discard")
-        if taken is not None:
-            try:
-                check_drawn_from_discard(knocker, defender, taken, rules)
-            except CardError as error:
-                raise _at("drawn_from_discard", error) from None
-        if discard is not None:
-            if knocker.bit_count() != 11:
-                raise ValidationError("a discard is given only with an 11-card knocker", "discard")
-            try:
-                check_discard(knocker, discard, rules, data.get("drawn_from_discard"))
-            except CardError as error:
-                raise _at("discard", error) from None
-            knocker &= ~(1 << discard)
-        elif knocker.bit_count() == 11 and rules.big_gin_bonus is None:
-            raise ValidationError(NO_BIG_GIN, "discard")
-        if "knocker_melds" in data:
-            try:
-                check_knocker_melds(data["knocker_melds"], knocker, discard)
-            except CardError as error:
-                raise _at("knocker_melds", error) from None
+    def _in_one_hand(self, data: dict[str, Any], original: dict[str, Any], **kwargs: Any) -> None:
+        """A card in both hands, at its position in the defender's list (the core checks the rest of the
+        round, naming the input at fault)."""
+        shared = data["knocker"] & data["defender"]
+        if shared:
+            raise _in_both("defender", original.get("defender"), shared, "in both hands")
 
 
 WINNER_EXPECTED = "expected 0 or 1 (the player or team that won the hand) or null (a drawn hand)"

@@ -34,12 +34,15 @@ SPADES = 0
 
 class CardError(ValueError):
     """A card or hand that cannot be parsed or is not valid for the request; ``card`` names the card at
-    fault and ``index`` the position, in a list of hands or melds, of the one at fault (each if known)."""
+    fault, ``index`` the position, in a list of hands or melds, of the one at fault, and ``field`` the input
+    that holds it (each if known)."""
 
-    def __init__(self, message: str, card: str | None = None, index: int | None = None) -> None:
+    def __init__(self, message: str, card: str | None = None, index: int | None = None,
+                 field: str | None = None) -> None:
         super().__init__(message)
         self.card = card
         self.index = index
+        self.field = field
 
 
 def make_card(rank: int, suit: int) -> Card:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -129,26 +130,31 @@ def score_round(
             check_card(given)
     if knocker & defender:
         card = format_card((knocker & defender & -(knocker & defender)).bit_length() - 1)
-        raise CardError(f"{card} is in both hands", card=card)
+        raise CardError(f"{card} is in both hands", card=card, field="defender")
     if hand_size(defender) != 10:
-        raise CardError(f"the defender holds 10 cards, got {hand_size(defender)}")
+        raise CardError(f"the defender holds 10 cards, got {hand_size(defender)}", field="defender")
+    with _input("upcard"):
+        limit = knock_limit(rules, upcard)
     if drawn_from_discard is not None:
-        check_drawn_from_discard(knocker, defender, drawn_from_discard, rules)
-    limit = knock_limit(rules, upcard)
+        with _input("drawn_from_discard"):
+            check_drawn_from_discard(knocker, defender, drawn_from_discard, rules)
     size = hand_size(knocker)
     big_gin = size == 11 and discard is None
     if size == 11 and discard is not None:
-        check_discard(knocker, discard, rules, drawn_from_discard)
+        with _input("discard"):
+            check_discard(knocker, discard, rules, drawn_from_discard)
         knocker &= ~(1 << discard)
     elif size != 10 and not big_gin:
-        raise CardError(f"the knocker holds 10 cards (11 with a discard, or 11 for big gin), got {size}")
+        raise CardError(f"the knocker holds 10 cards (11 with a discard, or 11 for big gin), got {size}",
+                        field="knocker")
     elif size == 10 and discard is not None:
-        raise CardError("a discard is given only with an 11-card knocker", card=format_card(discard))
+        raise CardError("a discard is given only with an 11-card knocker", card=format_card(discard), field="discard")
     if big_gin and rules.big_gin_bonus is None:
-        raise CardError(NO_BIG_GIN)
+        raise CardError(NO_BIG_GIN, field="discard")
 
     if knocker_melds is not None:
-        check_knocker_melds(knocker_melds, knocker, discard)
+        with _input("knocker_melds"):
+            check_knocker_melds(knocker_melds, knocker, discard)
         laid = Arrangement.of(knocker, knocker_melds)
         if big_gin and laid.deadwood:
             raise IllegalKnockError(laid.deadwood, 0, "big gin needs all 11 cards melded", "knocker_melds")
@@ -181,6 +187,16 @@ def score_round(
         extra = {"undercut": 1, "gin": 2, "big_gin": 2}.get(outcome, 0) * (2 if doubled else 1)
     winner: Side | None = None if outcome == "tie" else "defender" if outcome == "undercut" else "knocker"
     return RoundResult(outcome, winner, abs(net) * (2 if doubled else 1), laid, defence, limit, doubled, extra, discard)
+
+
+@contextmanager
+def _input(field: str) -> Iterator[None]:
+    """A CardError raised inside names ``field`` as the input at fault."""
+    try:
+        yield
+    except CardError as error:
+        error.field = field
+        raise
 
 
 @dataclass(frozen=True)

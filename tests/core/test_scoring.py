@@ -323,24 +323,30 @@ BIG_GIN = "As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h"
 
 
 @pytest.mark.parametrize(
-    ("knocker", "defender", "discard", "melds", "error", "message"),
+    ("knocker", "defender", "discard", "melds", "error", "message", "field"),
     [
-        (KNOCKER, "9s 9h 9d Jc Qc Kc 5c 2d Ah 8d", None, None, CardError, "8d is in both hands"),
-        (KNOCKER, "9s 9h 9d Jc Qc Kc 5c 3s 2s 2c", None, None, CardError, "2s is in both hands"),  # the lowest
-        (KNOCKER, "9s 9h 9d Jc Qc Kc 5c 2d Ah", None, None, CardError, "the defender holds 10 cards, got 9"),
-        ("As 2s 3s 4h 5h 6h 7c 7d 7s", DEFENDER, None, None, CardError, "the knocker holds 10 cards (11 with a"),
-        (KNOCKER, DEFENDER, "8d", None, CardError, "a discard is given only with an 11-card knocker"),
-        (KNOCKER + " Kh", DEFENDER, "Qh", None, CardError, "discard Qh is not in the hand"),
-        (KNOCKER + " Kh", DEFENDER, None, None, IllegalKnockError, "but 18 deadwood is left: give the discard"),
+        (KNOCKER, "9s 9h 9d Jc Qc Kc 5c 2d Ah 8d", None, None, CardError, "8d is in both hands", "defender"),
+        (KNOCKER, "9s 9h 9d Jc Qc Kc 5c 3s 2s 2c", None, None, CardError, "2s is in both hands",  # the lowest
+         "defender"),
+        (KNOCKER, "9s 9h 9d Jc Qc Kc 5c 2d Ah", None, None, CardError, "the defender holds 10 cards, got 9",
+         "defender"),
+        ("As 2s 3s 4h 5h 6h 7c 7d 7s", DEFENDER, None, None, CardError, "the knocker holds 10 cards (11 with a",
+         "knocker"),
+        (KNOCKER, DEFENDER, "8d", None, CardError, "a discard is given only with an 11-card knocker", "discard"),
+        (KNOCKER + " Kh", DEFENDER, "Qh", None, CardError, "discard Qh is not in the hand", "discard"),
+        (KNOCKER + " Kh", DEFENDER, None, None, IllegalKnockError, "but 18 deadwood is left: give the discard",
+         "knocker"),
         (BIG_GIN, DEFENDER, None, ["As 2s 3s 4s", "4h 5h 6h", "7c 7d 7s"], IllegalKnockError,
-         "big gin needs all 11 cards melded"),
+         "big gin needs all 11 cards melded", "knocker_melds"),
         (KNOCKER, DEFENDER, None, ["As 2s 3s", "4h 5h 6h"], IllegalKnockError,
-         "the knocker's deadwood is 29, above the knock limit of 10"),
-        (KNOCKER, DEFENDER, None, ["As 2s 3s", "2s 3s 4s"], CardError, "2s is in more than one knocker meld"),
+         "the knocker's deadwood is 29, above the knock limit of 10", "knocker_melds"),
+        (KNOCKER, DEFENDER, None, ["As 2s 3s", "2s 3s 4s"], CardError, "2s is in more than one knocker meld",
+         "knocker_melds"),
     ],
 )
-def test_impossible_rounds_are_refused_with_the_reason(
-    knocker: str, defender: str, discard: str | None, melds: list[str] | None, error: type[Exception], message: str
+def test_impossible_rounds_are_refused_with_the_reason_and_the_input_at_fault(
+    knocker: str, defender: str, discard: str | None, melds: list[str] | None,
+    error: type[CardError | IllegalKnockError], message: str, field: str,
 ) -> None:
     with pytest.raises(error) as raised:
         score_round(
@@ -350,7 +356,8 @@ def test_impossible_rounds_are_refused_with_the_reason(
             knocker_melds=None if melds is None else [parse_hand(meld) for meld in melds],
             discard=None if discard is None else parse_card(discard),
         )
-    assert message in str(raised.value)
+    assert isinstance(raised.value, CardError | IllegalKnockError)
+    assert message in str(raised.value) and raised.value.field == field
 
 
 @pytest.mark.parametrize(
