@@ -79,12 +79,29 @@ METRICS_OPERATION: dict[str, Any] = {
 
 
 class SpecExtras(BasePlugin):
-    """What apispec cannot derive from the code: a schema's ``openapi_extra`` (such as a ``oneOf``
-    of required properties), and the ``X-Request-ID`` header on every operation and answer."""
+    """What apispec cannot derive from the code: a schema's ``openapi_alternatives`` (a ``oneOf`` of named
+    schemas, each with one of its properties required and without the others), and the ``X-Request-ID``
+    header on every operation and answer."""
+
+    spec: APISpec
+
+    def init_spec(self, spec: APISpec) -> None:
+        """Keep the spec, to add the alternatives' components to it."""
+        self.spec = spec
 
     def schema_helper(self, name: str, definition: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """The keys to add to the component ``name``."""
-        return dict(getattr(kwargs.get("schema"), "openapi_extra", {}))
+        """The component ``name`` as a ``oneOf`` of its alternatives, if it has them."""
+        alternatives: dict[str, str] = getattr(kwargs.get("schema"), "openapi_alternatives", {})
+        if not alternatives:
+            return {}
+        properties = definition.pop("properties")
+        definition.clear()
+        for component, required in alternatives.items():
+            others = set(alternatives.values()) - {required}
+            self.spec.components.schema(component, {
+                "type": "object", "properties": {key: value for key, value in properties.items() if key not in others},
+                "required": [required], "additionalProperties": False})
+        return {"oneOf": [{"$ref": f"#/components/schemas/{component}"} for component in alternatives]}
 
     def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
                          **kwargs: Any) -> None:

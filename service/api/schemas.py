@@ -30,6 +30,7 @@ from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import EXTRA_BOXES, HandRecord
 from .fields import (
+    RULES_REF,
     BooleanField,
     CardField,
     CardsField,
@@ -234,7 +235,8 @@ class Deal(RequestSchema):
 class GameScoreRequest(RequestSchema):
     """A game's hands in order: ``hands`` for two players, or ``deals`` for two partnerships."""
 
-    openapi_extra = {"oneOf": [{"required": ["hands"]}, {"required": ["deals"]}]}  # noqa: RUF012 (a class constant)
+    # in the spec, one named schema for each kind of game, so that generated clients type both
+    openapi_alternatives = {"GameScoreByHands": "hands", "GameScoreByDeals": "deals"}  # noqa: RUF012 (a constant)
 
     hands = fields.List(fields.Nested(HandResult), validate=Length(0, HANDS_LIMIT))
     deals = fields.List(fields.Nested(Deal), validate=Length(0, DEALS_LIMIT))
@@ -582,13 +584,14 @@ class PresetInfo(Schema):
     name = fields.String(required=True)
     source = fields.String(required=True)
     description = fields.String(required=True)
-    rules = fields.Dict(required=True, metadata={"description": "Every rule parameter's value."})
+    rules = fields.Raw(required=True, metadata={"allOf": [RULES_REF], "description": "Every rule parameter's value."})
 
 
 class RulesCatalog(Schema):
     """The rule parameters and the presets."""
 
-    default = fields.Dict(required=True, metadata={"description": "The default rules (no preset)."})
+    default = fields.Raw(required=True, metadata={"allOf": [RULES_REF],
+                                                  "description": "The default rules (no preset)."})
     parameters = fields.List(fields.Nested(RuleParameterInfo), required=True)
     presets = fields.List(fields.Nested(PresetInfo), required=True)
 
