@@ -40,7 +40,9 @@ ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
         type_=INVALID_INPUT, errors=[{
             "pointer": "#/hand",
             "detail": "unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)"}])),
-    "Error": ("Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500.", problem_body(
+    "Error": ("Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500. gunicorn answers a few "
+              "itself, before the application runs, as an HTML page (`text/html`): a header it cannot read (400) "
+              "and a worker past its time limit (500).", problem_body(
         405, "DELETE is not allowed on /v1/layoffs; allowed: OPTIONS, POST")),
 }
 # gunicorn itself refuses a request line over its limit (4,094 bytes), before the application runs,
@@ -53,10 +55,22 @@ URI_TOO_LONG: dict[str, Any] = {
                     "<html>\n  <head>\n    <title>URI Too Long</title>\n  </head>\n  <body>\n"
                     "    <h1><p>URI Too Long</p></h1>\n    Request Line is too large (4236 &gt; 4094)\n"
                     "  </body>\n</html>\n")}}}
+# gunicorn refuses headers over its limits (8,190 bytes each, 100 of them) the same way, on any operation.
+HEADERS_TOO_LARGE: dict[str, Any] = {
+    "description": "A header, or their number, is over gunicorn's limits (8,190 bytes each, 100 headers); gunicorn "
+    "answers this itself, in HTML, not as problem+json.",
+    "content": {"text/html": {"schema": {"type": "string"}, "example": (
+        "<html>\n  <head>\n    <title>Request Header Fields Too Large</title>\n  </head>\n  <body>\n"
+        "    <h1><p>Request Header Fields Too Large</p></h1>\n    Error parsing headers: &#x27;limit request "
+        "headers fields size&#x27;\n  </body>\n</html>\n")}}}
+GUNICORN_PAGE = {"schema": {"type": "string"}, "example": (
+    "<html>\n  <head>\n    <title>Bad Request</title>\n  </head>\n  <body>\n    <h1><p>Bad Request</p></h1>\n"
+    "    Invalid HTTP Header: &#x27;X-BAD&#x27;\n  </body>\n</html>\n")}
 BODY_ERRORS = {400: "BadRequest", 413: "ContentTooLarge", 415: "UnsupportedMediaType", 422: "UnprocessableContent"}
 QUERY_ERRORS = {414: "URITooLong", 422: "UnprocessableContent"}
 
 
+DEFAULT_ERROR = "Error"
 REQUEST_ID = "RequestId"
 REQUEST_ID_EXAMPLE = "5d0c9e2a4b7f41c3a8e6d1f0b2c4a6e8"
 REQUEST_ID_PARAMETER: dict[str, Any] = {
@@ -105,9 +119,11 @@ class SpecExtras(BasePlugin):
 
     def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
                          **kwargs: Any) -> None:
-        """Each operation takes an ``X-Request-ID`` and each of its own answers carries one."""
+        """Each operation takes an ``X-Request-ID`` and each of its own answers carries one; each may get
+        gunicorn's 431."""
         for operation in (operations or {}).values():
             operation.setdefault("parameters", []).append(REQUEST_ID)
+            operation.setdefault("responses", {}).setdefault("431", "HeadersTooLarge")
             for response in operation.get("responses", {}).values():
                 if isinstance(response, dict) and "$ref" not in response:  # a shared response has its own
                     response.setdefault("headers", {})[REQUEST_ID_HEADER] = REQUEST_ID
@@ -117,7 +133,7 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
     """flask-smorest's Api, with problem+json error responses, no error handler of its own, no
     pagination, and ``SpecExtras`` in the spec."""
 
-    DEFAULT_ERROR_RESPONSE_NAME = "Error"
+    DEFAULT_ERROR_RESPONSE_NAME = DEFAULT_ERROR
 
     def __init__(self, app: Flask) -> None:
         super().__init__(app, spec_kwargs={"extra_plugins": [SpecExtras()]})
@@ -138,10 +154,14 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         spec.components.parameter(REQUEST_ID, "header", REQUEST_ID_PARAMETER)
         spec.components.header(REQUEST_ID, REQUEST_ID_ANSWER)
         for name, (description, example) in ERROR_RESPONSES.items():
-            content = {"schema": {"$ref": "#/components/schemas/Problem"}, "example": example}
-            spec.components.response(name, {"description": description, "content": {PROBLEM_MEDIA_TYPE: content},
+            content: dict[str, Any] = {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"},
+                                                            "example": example}}
+            if name == DEFAULT_ERROR:
+                content["text/html"] = GUNICORN_PAGE
+            spec.components.response(name, {"description": description, "content": content,
                                             "headers": {REQUEST_ID_HEADER: REQUEST_ID}})
         spec.components.response("URITooLong", URI_TOO_LONG)
+        spec.components.response("HeadersTooLarge", HEADERS_TOO_LARGE)
 
 
 class NoQuery(Schema):
