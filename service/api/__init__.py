@@ -45,27 +45,29 @@ ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
               "and a worker past its time limit (500).", problem_body(
         405, "DELETE is not allowed on /v1/layoffs; allowed: OPTIONS, POST")),
 }
-# gunicorn itself refuses a request line over its limit (4,094 bytes), before the application runs,
-# with an HTML page. The API's paths are short, so on a documented route only a query string can
-# make a request line that long: the operations that take one document this 414.
+
+
+def gunicorn_page(title: str, message: str) -> dict[str, Any]:
+    """The ``text/html`` media of an error page that gunicorn writes itself, before the application runs."""
+    return {"schema": {"type": "string"}, "example": (
+        f"<html>\n  <head>\n    <title>{title}</title>\n  </head>\n  <body>\n    <h1><p>{title}</p></h1>\n"
+        f"    {message}\n  </body>\n</html>\n")}
+
+
+# gunicorn itself refuses a request line over its limit (4,094 bytes) with an HTML page. The API's paths are
+# short, so on a documented route only a query string can make a request line that long: the operations that
+# take one document this 414. Headers over its limits (8,190 bytes each, 100 of them) get a 431 on any
+# operation, and a header it cannot read a 400 (in the default response).
 URI_TOO_LONG: dict[str, Any] = {
-                "description": "The request line is over gunicorn's limit of 4,094 bytes; gunicorn answers this "
-                "itself, in HTML, not as problem+json.",
-                "content": {"text/html": {"schema": {"type": "string"}, "example": (
-                    "<html>\n  <head>\n    <title>URI Too Long</title>\n  </head>\n  <body>\n"
-                    "    <h1><p>URI Too Long</p></h1>\n    Request Line is too large (4236 &gt; 4094)\n"
-                    "  </body>\n</html>\n")}}}
-# gunicorn refuses headers over its limits (8,190 bytes each, 100 of them) the same way, on any operation.
+    "description": "The request line is over gunicorn's limit of 4,094 bytes; gunicorn answers this itself, in "
+    "HTML, not as problem+json.",
+    "content": {"text/html": gunicorn_page("URI Too Long", "Request Line is too large (4236 &gt; 4094)")}}
 HEADERS_TOO_LARGE: dict[str, Any] = {
     "description": "A header, or their number, is over gunicorn's limits (8,190 bytes each, 100 headers); gunicorn "
     "answers this itself, in HTML, not as problem+json.",
-    "content": {"text/html": {"schema": {"type": "string"}, "example": (
-        "<html>\n  <head>\n    <title>Request Header Fields Too Large</title>\n  </head>\n  <body>\n"
-        "    <h1><p>Request Header Fields Too Large</p></h1>\n    Error parsing headers: &#x27;limit request "
-        "headers fields size&#x27;\n  </body>\n</html>\n")}}}
-GUNICORN_PAGE = {"schema": {"type": "string"}, "example": (
-    "<html>\n  <head>\n    <title>Bad Request</title>\n  </head>\n  <body>\n    <h1><p>Bad Request</p></h1>\n"
-    "    Invalid HTTP Header: &#x27;X-BAD&#x27;\n  </body>\n</html>\n")}
+    "content": {"text/html": gunicorn_page("Request Header Fields Too Large",
+                                           "Error parsing headers: &#x27;limit request headers fields size&#x27;")}}
+BAD_HEADER_PAGE = gunicorn_page("Bad Request", "Invalid HTTP Header: &#x27;X-BAD&#x27;")
 BODY_ERRORS = {400: "BadRequest", 413: "ContentTooLarge", 415: "UnsupportedMediaType", 422: "UnprocessableContent"}
 QUERY_ERRORS = {414: "URITooLong", 422: "UnprocessableContent"}
 
@@ -157,7 +159,7 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
             content: dict[str, Any] = {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"},
                                                             "example": example}}
             if name == DEFAULT_ERROR:
-                content["text/html"] = GUNICORN_PAGE
+                content["text/html"] = BAD_HEADER_PAGE
             spec.components.response(name, {"description": description, "content": content,
                                             "headers": {REQUEST_ID_HEADER: REQUEST_ID}})
         spec.components.response("URITooLong", URI_TOO_LONG)
