@@ -15,8 +15,11 @@ from typing import Any
 
 import flask_smorest
 from apispec import APISpec, BasePlugin
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from flask import Flask, Request, current_app
 from marshmallow import RAISE, Schema, ValidationError
+from marshmallow.fields import Field
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 
@@ -94,16 +97,32 @@ METRICS_OPERATION: dict[str, Any] = {
 }
 
 
+def described_by_component(converter: FieldConverterMixin, field: Field[Any], ret: dict[str, Any],
+                           **kwargs: Any) -> dict[str, Any]:
+    """A field whose metadata refers to a component (``allOf``; ``anyOf`` with null once apispec made it
+    nullable) takes its type and choices from it alone: apispec also writes those of the field's class and
+    validators, and a generated client would name a type of its own for each such field. apispec's
+    converter calls this as one of its methods."""
+    if any("$ref" in part for part in ret.get("allOf", ret.get("anyOf", []))):
+        for key in ("type", "enum"):
+            ret.pop(key, None)
+    return {}
+
+
 class SpecExtras(BasePlugin):
     """What apispec cannot derive from the code: a schema's ``openapi_alternatives`` (a ``oneOf`` of named
-    schemas, each with one of its properties required and without the others), and the ``X-Request-ID``
-    header on every operation and answer."""
+    schemas, each with one of its properties required and without the others), fields described by a
+    component alone, and the ``X-Request-ID`` header on every operation and answer."""
 
     spec: APISpec
 
     def init_spec(self, spec: APISpec) -> None:
-        """Keep the spec, to add the alternatives' components to it."""
+        """Keep the spec, to add the alternatives' components to it, and have fields that refer to a
+        component described by it alone."""
         self.spec = spec
+        for plugin in spec.plugins:
+            if isinstance(plugin, MarshmallowPlugin) and plugin.converter is not None:
+                plugin.converter.add_attribute_function(described_by_component)  # type: ignore[no-untyped-call]
 
     def schema_helper(self, name: str, definition: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """The component ``name`` as a ``oneOf`` of its alternatives, if it has them."""
@@ -122,8 +141,11 @@ class SpecExtras(BasePlugin):
     def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
                          **kwargs: Any) -> None:
         """Each operation takes an ``X-Request-ID`` and each of its own answers carries one; each may get
-        gunicorn's 431."""
+        gunicorn's 431. A query parameter described by a component alone refers to it directly."""
         for operation in (operations or {}).values():
+            for parameter in operation.get("parameters", []):
+                if isinstance(parameter, dict) and list(parameter.get("schema", {})) == ["allOf"]:
+                    parameter["schema"], = parameter["schema"]["allOf"]  # a plain $ref types a client's argument
             operation.setdefault("parameters", []).append(REQUEST_ID)
             operation.setdefault("responses", {}).setdefault("431", "HeadersTooLarge")
             for response in operation.get("responses", {}).values():

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 from marshmallow import ValidationError, fields, validate
 
 from ..core.cards import SPACE, Card, CardError, Hand, format_card, parse_card, parse_hand, split_hand_text
 from ..core.errors import describe_value
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, resolve_rules
+from ..core.scoring import Side
 
 _RANKS = "(10|[2-9ATJQKatjqk])"
 _SUITS = r"[shdcSHDC♠♥♦♣♤♡♢♧][\uFE0E\uFE0F]?"
@@ -24,9 +25,27 @@ CARD_PATTERN = rf"^{_SPACE}*{_RANKS}{_SPACE}*{_SUITS}{_SPACE}*$"
 
 CARD_MAX_LENGTH = 16
 CARDS_TEXT_MAX_LENGTH = 256
-CARD_REF = {"$ref": "#/components/schemas/Card"}
-RULES_REF = {"$ref": "#/components/schemas/RuleParameters"}
-PRESET_REF = {"$ref": "#/components/schemas/PresetName"}
+
+
+def component_ref(name: str) -> dict[str, str]:
+    """A reference to the OpenAPI component schema ``name``."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def refer_to(ref: dict[str, str], description: str) -> dict[str, Any]:
+    """A field's metadata: described by the component ``ref`` alone (``SpecExtras`` drops the type and
+    choices apispec derives beside it), and ``description``."""
+    return {"allOf": [ref], "description": description}
+
+
+CARD_REF = component_ref("Card")
+RULES_REF = component_ref("RuleParameters")
+PRESET_REF = component_ref("PresetName")
+PLAYERS = (0, 1)
+"""The two players (or teams) of a game, by number."""
+PLAYER_REF = component_ref("Player")
+ROUND_WINNERS = get_args(Side)
+ROUND_WINNER_REF = component_ref("RoundWinner")
 
 
 def hand_text_pattern(least: int, most: int) -> str:
@@ -276,23 +295,28 @@ def load_rules(preset: str | None, overrides: Mapping[str, object], preset_at_ro
 
 
 def parameter_json_schema(parameter: RuleParameter) -> dict[str, Any]:
-    """OpenAPI schema of one rule parameter, from its core description."""
-    schema: dict[str, Any] = {
-        "type": [parameter.kind, "null"] if parameter.nullable else parameter.kind,
-        "description": parameter.description,
-        "default": parameter.default,
-    }
+    """OpenAPI schema of one rule parameter, from its core description. Choices refer to a component of
+    their own, so that generated clients share one enum between the body and the query string."""
+    schema: dict[str, Any] = (
+        {"allOf": [component_ref(choices_component(parameter))]} if parameter.choices
+        else {"type": [parameter.kind, "null"] if parameter.nullable else parameter.kind})
+    schema.update(description=parameter.description, default=parameter.default)
     if parameter.minimum is not None:
         schema["minimum"] = parameter.minimum
     if parameter.maximum is not None:
         schema["maximum"] = parameter.maximum
-    if parameter.choices:
-        schema["enum"] = list(parameter.choices)
     return schema
 
 
+def choices_component(parameter: RuleParameter) -> str:
+    """The name of the component schema listing a rule parameter's choices: ``stock_end_discard`` ->
+    ``StockEndDiscard``, as the core's type is named."""
+    return "".join(word.capitalize() for word in parameter.name.split("_"))
+
+
 def component_schemas() -> dict[str, dict[str, Any]]:
-    """The shared OpenAPI components the fields refer to: Card, PresetName, RuleParameters."""
+    """The shared OpenAPI components the fields refer to: Card, PresetName, RuleParameters and the choices
+    of its parameters, Player and RoundWinner."""
     return {
         "Card": {
             "type": "string",
@@ -316,4 +340,7 @@ def component_schemas() -> dict[str, dict[str, Any]]:
             "additionalProperties": False,
             "examples": [{"preset": "oklahoma", "oklahoma_ace": "gin_only"}, {"knock_limit": 5}],
         },
+        **{choices_component(p): {"type": "string", "enum": list(p.choices)} for p in RULE_PARAMETERS if p.choices},
+        "Player": {"type": "integer", "enum": list(PLAYERS), "description": "A player (or team): 0 or 1."},
+        "RoundWinner": {"type": "string", "enum": list(ROUND_WINNERS), "description": "Who scores a round."},
     }

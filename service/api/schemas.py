@@ -30,6 +30,11 @@ from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import EXTRA_BOXES, HandRecord
 from .fields import (
+    PLAYER_REF,
+    PLAYERS,
+    PRESET_REF,
+    ROUND_WINNER_REF,
+    ROUND_WINNERS,
     RULES_REF,
     BooleanField,
     CardField,
@@ -45,6 +50,7 @@ from .fields import (
     RulesField,
     load_rules,
     parameter_json_schema,
+    refer_to,
 )
 
 HAND_SIZES = (10, 11)
@@ -206,9 +212,9 @@ class HandResult(RequestSchema):
     """One hand's result: who won it and how many points (after any doubling)."""
 
     winner = IntegerField(required=True, allow_none=True,
-                          validate=OneOf([0, 1], error=WINNER_EXPECTED + ", got {input}"),
+                          validate=OneOf(PLAYERS, error=WINNER_EXPECTED + ", got {input}"),
                           error_messages={"invalid": WINNER_EXPECTED},
-                          metadata={"description": "Player (or team) 0 or 1; null for a drawn hand."})
+                          metadata=refer_to(PLAYER_REF, "Player (or team) 0 or 1; null for a drawn hand."))
     points = IntegerField(required=True, validate=Range(0, 10000))
     extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata={
         "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
@@ -254,7 +260,7 @@ def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
     """A query-string field for one rule parameter (typed, bounded, documented), whose values are checked
     by the core in the words a JSON body gets."""
     schema = parameter_json_schema(parameter)
-    metadata: dict[str, Any] = {key: schema[key] for key in ("description", "minimum", "maximum", "enum")
+    metadata: dict[str, Any] = {key: schema[key] for key in ("description", "minimum", "maximum", "allOf")
                                 if key in schema}
 
     def check(value: object) -> None:
@@ -277,7 +283,7 @@ class _AnalyzeQueryBase(RequestSchema):
 
     hand = CardsField(HAND_SIZES, text_only=True, required=True)
     rules = fields.String(validate=OneOf(list(PRESETS), error="unknown preset {input}; expected one of "
-                                                 "{choices}"), metadata={"description": "A preset name."})
+                                                 "{choices}"), metadata=refer_to(PRESET_REF, "A preset name."))
     upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(metadata={"description": DRAWN_FROM_DISCARD})
 
@@ -518,8 +524,8 @@ class RoundScore(Schema):
 
     outcome = fields.String(required=True, validate=OneOf(["knock", "undercut", "gin", "big_gin", "tie"]),
                             metadata={"description": "`tie` only when ties are not undercuts."})
-    winner = fields.String(required=True, allow_none=True, validate=OneOf(["knocker", "defender"]),
-                           metadata={"description": "Who scores; null for a tie."})
+    winner = fields.String(required=True, allow_none=True, validate=OneOf(ROUND_WINNERS),
+                           metadata=refer_to(ROUND_WINNER_REF, "Who scores; null for a tie."))
     points = fields.Integer(required=True, metadata={"description": "Points to the winner, doubling included."})
     knock_limit = fields.Integer(required=True)
     doubled = fields.Boolean(required=True, metadata={"description": "Oklahoma: a spade upcard doubled it."})
@@ -532,8 +538,8 @@ class RoundScore(Schema):
 class ScoredHand(Schema):
     """A hand as scored: for partnerships, a deal's team result."""
 
-    winner = fields.Integer(required=True, allow_none=True, metadata={
-        "description": "Player (or team) 0 or 1; null for a drawn hand (or a deal split evenly)."})
+    winner = fields.Integer(required=True, allow_none=True, validate=OneOf(PLAYERS), metadata=refer_to(
+        PLAYER_REF, "Player (or team) 0 or 1; null for a drawn hand (or a deal split evenly)."))
     points = fields.Integer(required=True)
     extra_boxes = fields.Integer(required=True, metadata={
         "description": "Oklahoma extra boxes won with it; for a partnership deal, those of the winning team's tables "
@@ -549,7 +555,8 @@ class GameScore(Schema):
     running_totals = fields.List(fields.List(fields.Integer()), required=True, metadata={
         "description": "Both sides' totals after each hand."})
     complete = fields.Boolean(required=True, metadata={"description": "A side reached the target."})
-    winner = fields.Integer(required=True, allow_none=True, metadata={"description": "0 or 1, null if not complete."})
+    winner = fields.Integer(required=True, allow_none=True, validate=OneOf(PLAYERS),
+                            metadata=refer_to(PLAYER_REF, "0 or 1, null if not complete."))
     hands_won = fields.List(fields.Integer(), required=True)
     boxes = fields.List(fields.Integer(), required=True,
                         metadata={"description": "Boxes (lines), extra boxes included."})
@@ -560,9 +567,9 @@ class GameScore(Schema):
     settlement = fields.Integer(required=True, validate=Range(0), metadata={
         "description": "What `payer` pays the other side once the game is complete: the difference between the "
         "final scores (0 before then)."})
-    payer = fields.Integer(required=True, allow_none=True, validate=OneOf([0, 1]), metadata={
-        "description": "The side with the lower final score, which pays `settlement` (with box bonuses this can "
-        "be the game's winner); null while the game is not complete or when the final scores are equal."})
+    payer = fields.Integer(required=True, allow_none=True, validate=OneOf(PLAYERS), metadata=refer_to(
+        PLAYER_REF, "The side with the lower final score, which pays `settlement` (with box bonuses this can be the "
+        "game's winner); null while the game is not complete or when the final scores are equal."))
 
 
 class RuleParameterInfo(Schema):

@@ -135,6 +135,40 @@ def test_every_operation_documents_its_answers_and_errors(spec: dict[str, Any]) 
         assert all(_examples(media) for media in response["content"].values()), name
 
 
+def _inline_schemas(node: Any, where: str = "") -> list[tuple[str, dict[str, Any]]]:
+    """Every schema object under ``node`` but the components themselves, examples skipped."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(node, dict):
+        if where.count("/") > 3 or not where.startswith("/components/schemas/"):
+            found.append((where, node))
+        for key, value in node.items():
+            if key not in ("example", "examples"):
+                found += _inline_schemas(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found += _inline_schemas(value, f"{where}/{index}")
+    return found
+
+
+def test_enums_that_are_shared_or_nullable_are_named_components(spec: dict[str, Any]) -> None:
+    """Client generators make a type of each inline enum, named after the place it is in, and split an
+    enum with null into several such types; so an enum used in more than one place, or with null, is a
+    component, and a field that refers to one has no type or choices of its own beside it."""
+    enums = [(where, schema) for where, schema in _inline_schemas(spec) if "enum" in schema]
+    assert len(enums) >= 5
+    for where, schema in enums:
+        assert None not in schema["enum"], where
+        assert "null" not in schema.get("type", []), where
+    named = [schema for schema in spec["components"]["schemas"].values() if "enum" in schema]
+    values = [tuple(schema["enum"]) for schema in named + [schema for _, schema in enums]]
+    assert len(set(values)) == len(values), sorted(values)
+    for where, schema in _inline_schemas(spec):
+        if any("$ref" in part for part in schema.get("allOf", schema.get("anyOf", []))):
+            assert not {"type", "enum"} & schema.keys(), where
+    named_enums = {"PresetName", "OklahomaAce", "Shutout", "StockEndDiscard", "Player", "RoundWinner"}
+    assert named_enums <= spec["components"]["schemas"].keys()
+
+
 def _examples(media: dict[str, Any]) -> list[Any]:
     if "example" in media:
         return [media["example"]]
