@@ -9,13 +9,19 @@ from typing import Any
 
 import yaml
 from flask import Flask, Response
+from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 
 from . import observability
 from .api import Api, register_api
-from .config import load_config
+from .config import cors_origins, load_config
 from .errors import register_error_handlers
 from .json_provider import OrjsonProvider
+
+CORS_RESOURCES = r"/(v1/.*|openapi\.(json|yaml))"
+"""What a browser page of an allowed origin may read: the API and its spec (not the metrics or probes)."""
+CORS_MAX_AGE = 600
+"""Seconds a browser may keep a preflight's answer."""
 
 
 class App(Flask):
@@ -45,6 +51,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     register_error_handlers(app)
     observability.init_app(app)
+    if origins := cors_origins(app.config["CORS_ORIGINS"]):
+        CORS(app, resources=CORS_RESOURCES, origins=origins, send_wildcard="*" in origins, methods=["GET", "POST"],
+             expose_headers=[observability.REQUEST_ID_HEADER], max_age=CORS_MAX_AGE)
     api = Api(app)
     register_api(api, app)
     app.extensions["openapi"] = spec_documents(api.spec.to_dict())

@@ -5,6 +5,8 @@
 | ``GIN_MAX_BODY_BYTES`` | 65536 | Largest request body, except batch (413 above it). |
 | ``GIN_BATCH_MAX_BODY_BYTES`` | 2097152 | Largest body of ``POST /v1/hands/analyze/batch``. |
 | ``GIN_LOG_LEVEL`` | INFO | Level of the application's own log. |
+| ``GIN_CORS_ORIGINS`` | (none) | Web origins whose pages may call the API from a browser (CORS): ``*``, or |
+| | | origins separated by commas (``https://play.example.com,http://localhost:3000``). |
 
 The server's settings (``PORT``, ``WEB_CONCURRENCY``, timeouts) are in ``gunicorn_conf.py``.
 """
@@ -12,6 +14,7 @@ The server's settings (``PORT``, ``WEB_CONCURRENCY``, timeouts) are in ``gunicor
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +24,7 @@ DEFAULTS: dict[str, tuple[str, int | str]] = {
     "MAX_CONTENT_LENGTH": ("GIN_MAX_BODY_BYTES", 64 * 1024),
     "BATCH_MAX_CONTENT_LENGTH": ("GIN_BATCH_MAX_BODY_BYTES", 2 * 1024 * 1024),
     "LOG_LEVEL": ("GIN_LOG_LEVEL", "INFO"),
+    "CORS_ORIGINS": ("GIN_CORS_ORIGINS", ""),
 }
 
 API_SETTINGS: dict[str, Any] = {
@@ -51,6 +55,20 @@ def environment_integer(name: str, default: int, environ: Mapping[str, str] = os
         return int(raw)
     except ValueError:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+
+
+ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?|\*")
+"""A web origin as browsers send it (scheme, host, optional port; no path), or ``*`` for any."""
+
+
+def cors_origins(setting: str) -> list[str]:
+    """The origins of ``GIN_CORS_ORIGINS`` (empty: none); a ValueError naming the first that is no origin."""
+    origins = [origin.strip() for origin in setting.split(",") if origin.strip()]
+    for origin in origins:
+        if not ORIGIN.fullmatch(origin):
+            raise ValueError(f"GIN_CORS_ORIGINS: {origin!r} is not an origin: expected * or scheme://host[:port], "
+                             "e.g. https://play.example.com, without a path or a trailing slash")
+    return origins
 
 
 def _environment_value(name: str, default: int | str, environ: Mapping[str, str]) -> int | str:

@@ -157,6 +157,50 @@ def test_options_lists_the_methods_without_content(client: FlaskClient) -> None:
     assert "Content-Type" not in response.headers and response.data == b""
 
 
+PAGE = "https://play.example.com"
+CORS_ANSWER = ("Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "Access-Control-Allow-Methods")
+
+
+def test_no_cross_origin_access_unless_configured(client: FlaskClient) -> None:
+    response = client.post("/v1/hands/analyze", json={"hand": TEN}, headers={"Origin": PAGE})
+    assert response.status_code == 200 and not set(CORS_ANSWER) & set(response.headers.keys())
+
+
+def test_a_configured_origin_may_call_the_api_from_a_browser() -> None:
+    client = create_app({"CORS_ORIGINS": f"{PAGE}, http://localhost:3000"}).test_client()
+    preflight = client.options("/v1/hands/analyze", headers={
+        "Origin": PAGE, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type, x-request-id"})
+    assert preflight.status_code == 204 and preflight.headers["Access-Control-Allow-Origin"] == PAGE
+    assert preflight.headers["Access-Control-Allow-Methods"] == "GET, POST"
+    assert preflight.headers["Access-Control-Allow-Headers"] == "content-type, x-request-id"
+    assert preflight.headers["Access-Control-Max-Age"] == "600"
+    for body, status in (({"hand": TEN}, 200), ({"hand": "As"}, 422)):
+        answer = client.post("/v1/hands/analyze", json=body, headers={"Origin": "http://localhost:3000"})
+        assert answer.status_code == status
+        assert answer.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
+        assert answer.headers["Access-Control-Expose-Headers"] == "X-Request-ID"  # the page can read the id
+    assert client.get("/openapi.json", headers={"Origin": PAGE}).headers["Access-Control-Allow-Origin"] == PAGE
+    for other in (client.post("/v1/hands/analyze", json={"hand": TEN}, headers={"Origin": "https://evil.example"}),
+                  client.get("/openapi.json", headers={"Origin": f"{PAGE}.evil.example"}),
+                  client.get("/openapi.json", headers={"Origin": PAGE.replace(".", "x", 1)}),  # no pattern
+                  client.get("/metrics", headers={"Origin": PAGE}), client.get("/healthz", headers={"Origin": PAGE})):
+        assert not set(CORS_ANSWER) & set(other.headers.keys())
+
+
+def test_any_origin_may_be_allowed() -> None:
+    client = create_app({"CORS_ORIGINS": "*"}).test_client()
+    answer = client.get(f"/v1/hands/analyze?hand={TEN}", headers={"Origin": "https://anywhere.example"})
+    assert answer.status_code == 200 and answer.headers["Access-Control-Allow-Origin"] == "*"
+
+
+@pytest.mark.parametrize("setting", ["play.example.com", "https://play.example.com/", "https://x.example/app",
+                                     "ftp://x.example", "https://a.example https://b.example", "http://[::1]:8080"])
+def test_a_cors_setting_that_is_no_origin_stops_the_start(setting: str) -> None:
+    with pytest.raises(ValueError, match=r"GIN_CORS_ORIGINS: .* is not an origin"):
+        create_app({"CORS_ORIGINS": setting})
+
+
 def test_method_not_allowed_keeps_allow_header(call: Call) -> None:
     response = call("DELETE", "/v1/layoffs")
     body = _problem(response, 405)
