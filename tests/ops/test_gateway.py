@@ -7,6 +7,8 @@ local replicas; everything else is the file as deployed.
 
 from __future__ import annotations
 
+import getpass
+import gzip
 import json
 import shutil
 import signal
@@ -44,7 +46,9 @@ def local_config(replicas: list[GunicornServer], port: int, scratch: Path) -> st
     replacements = {
         "        server app:8000 resolve;": servers,
         "listen 8080;": f"listen 127.0.0.1:{port};",
-        "pid /tmp/nginx.pid;": f"pid {scratch}/nginx.pid;\nerror_log {scratch}/error.log;",
+        # The workers run as this user, so that they may write large bodies and answers to the scratch
+        # directory (started by root, they would run as nobody; otherwise nginx ignores the line).
+        "pid /tmp/nginx.pid;": f"pid {scratch}/nginx.pid;\nerror_log {scratch}/error.log;\nuser {getpass.getuser()};",
         "access_log /dev/stdout json;": f"access_log {scratch}/access.log json;\n"
         f"    client_body_temp_path {scratch}/body;\n    proxy_temp_path {scratch}/proxy;",
     }
@@ -89,6 +93,17 @@ def test_request_ids_pass_through(gateway: Gateway) -> None:
     assert (given.status, given.headers["X-Request-ID"]) == (200, "edge-7")
     made = exchange(gateway.port, "POST", ANALYZE, GOOD, JSON)
     assert made.status == 200 and len(made.headers["X-Request-ID"]) == 32
+
+
+def test_answers_are_compressed_for_clients_that_ask(gateway: Gateway) -> None:
+    batch = json.dumps({"hands": [{"hand": HAND}] * 200}).encode()
+    plain = exchange(gateway.port, "POST", "/v1/hands/analyze/batch", batch, JSON)
+    packed = exchange(gateway.port, "POST", "/v1/hands/analyze/batch", batch, {**JSON, "Accept-Encoding": "gzip"})
+    assert plain.status == packed.status == 200 and "Content-Encoding" not in plain.headers
+    assert packed.headers["Content-Encoding"] == "gzip" and packed.headers["Vary"] == "Accept-Encoding"
+    assert len(packed.body) * 10 < len(plain.body) and gzip.decompress(packed.body) == plain.body
+    small = exchange(gateway.port, "GET", "/healthz", headers={"Accept-Encoding": "gzip"})
+    assert small.status == 200 and "Content-Encoding" not in small.headers  # not worth it under 1 KiB
 
 
 def test_metrics_are_not_exposed_through_the_gateway(gateway: Gateway) -> None:
