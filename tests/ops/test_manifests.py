@@ -130,6 +130,8 @@ def test_compose_runs_replicas_behind_nginx() -> None:
     assert stop_grace > gunicorn_conf.graceful_timeout
     nginx = nginx_directives()
     assert nginx["server"] == [f"app:{app['environment']['PORT']} resolve"]
+    passed = {name for name in app["environment"] if name.startswith("GIN_")}
+    assert passed and passed <= {variable for variable, _ in DEFAULTS.values()}  # settings the app reads
 
 
 def test_nginx_limits_match_the_service() -> None:
