@@ -388,7 +388,7 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
             was_on_top, which = (thrown[-1], "the opponent's last discard") if thrown else (state.upcard, "the upcard")
             if was_on_top is not None and taken != was_on_top:
                 raise HintStateError("drawn_from_discard", f"the pile's top card was {format_card(was_on_top)} "
-                                     f"({which}), not {format_card(taken)}")
+                                     f"({which}), not {format_card(taken)}" + OLDEST_FIRST * bool(thrown))
     if not thrown and not _first_turn(state, rules):
         raise HintStateError("opponent_discards", "the opponent has discarded since the hand began: "
                              "give its discards, oldest first")
@@ -399,8 +399,13 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
                                  "taken from the pile this turn: give it here")
         top = f"ends with {format_card(state.discard_pile[-1])}" if state.discard_pile else "is empty"
         raise HintStateError("discard_pile", f"the opponent's last discard, {last}, is on top of the pile until it "
-                             f"is taken, but the pile (listed oldest first, so its top card last) {top}")
+                             f"is taken, but the pile (listed oldest first, so its top card last) {top}"
+                             + OLDEST_FIRST)
     _check_turn_count(state, rules)
+
+
+OLDEST_FIRST = "; opponent_discards too lists every discard of the opponent, oldest first"
+"""Added where a wrong or incomplete list of the opponent's discards is as likely a fault as the pile."""
 
 
 def _check_turn_count(state: GameState, rules: Rules) -> None:
@@ -418,7 +423,7 @@ def _check_turn_count(state: GameState, rules: Rules) -> None:
     for turn, card in enumerate(thrown, 1):
         if turn - last_thrown.get(card, -least_gap) < least_gap:
             raise HintStateError("opponent_discards", f"{format_card(card)} is discarded in the opponent's turns "
-                                 f"{last_thrown[card]} and {turn}; it can have it back only after we take it and "
+                                 f"{last_thrown[card]} and {turn}; it can have it back only after you take it and "
                                  f"throw it again, so at least {least_gap} turns apart under these rules")
         last_thrown[card] = turn
     if len(known) > turns:
@@ -432,13 +437,24 @@ def _check_turn_count(state: GameState, rules: Rules) -> None:
     ours = (in_pile | taken).bit_count()
     if ours > turns:
         if in_pile.bit_count() <= turns:  # the known cards tip it over: they are the likelier fault
-            raise HintStateError("opponent_hand_known", f"the opponent takes from the pile only the upcard or our "
-                                 f"discards, so we would have discarded {' '.join(format_hand(taken))} too: "
-                                 f"{_count(ours, 'discard')} of ours in all, but we have had at most as many turns "
-                                 f"as the opponent, {turns}")
+            raise HintStateError("opponent_hand_known", f"the opponent takes from the pile only the upcard or your "
+                                 f"discards, so you would have discarded {' '.join(format_hand(taken))} too: "
+                                 f"{_count(ours, 'discard')} of yours in all, but you have had at most as many "
+                                 f"turns as the opponent, {turns}")
         raise HintStateError("discard_pile", f"{_count(ours, 'card')} in the pile or taken from it were neither "
-                             "the upcard nor the opponent's discards, so they are our discards; but we have had "
-                             f"at most as many turns as the opponent, {turns}: give all its discards")
+                             "the upcard nor the opponent's discards, so they are your discards; but you have had "
+                             f"at most as many turns as the opponent, {turns}: give all its discards"
+                             + _upcard_doubt(state))
+
+
+def _upcard_doubt(state: GameState) -> str:
+    """When the upcard given lies in the pile above its bottom card: the likelier fault may be the upcard (the
+    pile's top card given as the deal's first upcard)."""
+    upcard, pile = state.upcard, state.discard_pile
+    if upcard is None or upcard not in pile[1:]:
+        return ""
+    return (f". Or is the upcard wrong? It is the deal's first face-up card, at the bottom of the pile until taken: "
+            f"the pile's bottom card is {format_card(pile[0])}, not {format_card(upcard)}")
 
 
 def _count(number: int, noun: str) -> str:

@@ -236,8 +236,14 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
          "2 cards taken from the pile, but the opponent has had 1 turn"),
         ({"discard_pile": ["4d", "Tc", "2c", "3c", "7c"], "stock_count": 27}, "#/discard_pile",
          "3 cards in the pile or taken from it were neither the upcard nor the opponent's discards"),
+        # the opponent's discards newest first (a browser-game audit): the message names both lists
+        ({"opponent_discards": ["7c", "Tc"]}, "#/discard_pile", "ends with 7c; opponent_discards too lists every "
+         "discard of the opponent, oldest first"),
+        # the pile's top card given as the upcard (found by a browser-game audit): the message asks about it
+        ({"upcard": "7c"}, "#/discard_pile", "give all its discards. Or is the upcard wrong? It is the deal's first "
+         "face-up card, at the bottom of the pile until taken: the pile's bottom card is 4d, not 7c"),
         ({"opponent_hand_known": ["Ks"]}, "#/opponent_hand_known",
-         "so we would have discarded Ks too: 2 discards of ours"),
+         "so you would have discarded Ks too: 2 discards of yours"),
         ({"discard_pile": ["4d", "Tc", "4D", "7c"]}, "#/discard_pile/2", "4d is listed twice"),  # the card at fault
         # the opponent threw 7c in two turns running: we would have had to take it and throw it straight back
         ({"opponent_discards": ["7c", "7c"]}, "#/opponent_discards", "7c is discarded in the opponent's turns 1 and 2"),
@@ -265,7 +271,7 @@ def test_a_card_thrown_straight_back_may_come_round_again_where_the_rules_allow_
              "opponent_discards": ["7c", "2h", "7c"]}
     assert call("POST", "/v1/hint", json={**state, "rules": "gra"}).status_code == 200
     assert call("POST", "/v1/hint", json=state).get_json()["errors"][0]["detail"] == (
-        "7c is discarded in the opponent's turns 1 and 3; it can have it back only after we take it and throw it "
+        "7c is discarded in the opponent's turns 1 and 3; it can have it back only after you take it and throw it "
         "again, so at least 3 turns apart under these rules")
     running = {**DRAW_STATE, "opponent_discards": ["7c", "7c"], "rules": "gra"}
     assert "at least 2 turns apart" in call("POST", "/v1/hint", json=running).get_json()["errors"][0]["detail"]

@@ -572,7 +572,7 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
          "2 cards in the pile or taken from it were neither the upcard nor the opponent's discards"),
         # the pile alone holds as many of our discards as we had turns: the card known in its hand tips it over
         ({"discard_pile": cards("9h 3c 4c"), "opponent_hand_known": cards("2h"), "stock_count": 29},
-         "opponent_hand_known", "so we would have discarded 2h too: 2 discards of ours in all, but we have had at "
+         "opponent_hand_known", "so you would have discarded 2h too: 2 discards of yours in all, but you have had at "
          "most as many turns as the opponent, 1"),
         # after the first turn the opponent has always discarded: 4c on the pile, or the upcard it took
         ({"opponent_discards": ()}, "opponent_discards", "has discarded since the hand began"),
