@@ -8,9 +8,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import yaml
-from flask import Flask, Response
+from flask import Flask, Response, request
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
+from werkzeug.exceptions import NotFound
 
 from . import observability
 from .api import Api, register_api
@@ -54,12 +55,23 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if origins := cors_origins(app.config["CORS_ORIGINS"]):
         CORS(app, resources=CORS_RESOURCES, origins=origins, send_wildcard="*" in origins, methods=["GET", "POST"],
              expose_headers=[observability.REQUEST_ID_HEADER], max_age=CORS_MAX_AGE)
+        app.before_request(pass_preflights_to_unknown_paths)
     api = Api(app)
     register_api(api, app)
     app.extensions["openapi"] = spec_documents(api.spec.to_dict())
     app.register_blueprint(get_swaggerui_blueprint(
         "/docs", "/openapi.json", config={"app_name": app.config["API_TITLE"], "validatorUrl": None}))
     return app
+
+
+def pass_preflights_to_unknown_paths() -> Response | None:
+    """A browser's preflight for a path that does not exist gets a 204 (with the CORS headers, for an allowed
+    origin), so that the page sees the request's own 404 problem: a refused preflight shows it only "Failed
+    to fetch", like a service that is down."""
+    if (request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers
+            and isinstance(request.routing_exception, NotFound)):
+        return Response(status=204)
+    return None
 
 
 def spec_documents(spec: dict[str, Any]) -> dict[str, str]:

@@ -188,6 +188,20 @@ def test_a_configured_origin_may_call_the_api_from_a_browser() -> None:
         assert not set(CORS_ANSWER) & set(other.headers.keys())
 
 
+def test_a_page_reads_the_404_of_a_mistyped_path(client: FlaskClient) -> None:
+    """A refused preflight would show the page only "Failed to fetch" (found by a browser-game audit)."""
+    preflight = {"Origin": PAGE, "Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "content-type"}
+    allowing = create_app({"CORS_ORIGINS": PAGE}).test_client()
+    answer = allowing.options("/v1/hints", headers=preflight)
+    assert answer.status_code == 204 and answer.headers["Access-Control-Allow-Origin"] == PAGE
+    missing = allowing.post("/v1/hints", json={}, headers={"Origin": PAGE})
+    assert missing.status_code == 404 and missing.headers["Access-Control-Allow-Origin"] == PAGE
+    assert missing.get_json()["detail"] == "no resource at /v1/hints; see /docs/"
+    assert allowing.options("/v1/hints").status_code == 404  # not a preflight
+    assert client.options("/v1/hints", headers=preflight).status_code == 404  # no CORS configured
+
+
 def test_any_origin_may_be_allowed() -> None:
     client = create_app({"CORS_ORIGINS": "*"}).test_client()
     answer = client.get(f"/v1/hands/analyze?hand={TEN}", headers={"Origin": "https://anywhere.example"})
