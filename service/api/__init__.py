@@ -30,7 +30,8 @@ from .schemas import BatchAnswer, BatchError, Problem
 
 ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
     # name: (description, example)
-    "BadRequest": ("The body is not valid JSON.", problem_body(
+    "BadRequest": ("The body is not valid JSON; or, answered by gunicorn as an HTML page (`text/html`), a header "
+                   "it cannot read.", problem_body(
         400, "the request body is not valid JSON: unexpected end of data (line 1, column 2)")),
     "ContentTooLarge": ("The body is over the size limit: 64 KiB, or 2 MiB for a batch (settings "
                    "`GIN_MAX_BODY_BYTES`, `GIN_BATCH_MAX_BODY_BYTES`).", problem_body(
@@ -70,6 +71,8 @@ HEADERS_TOO_LARGE: dict[str, Any] = {
     "answers this itself, in HTML, not as problem+json.",
     "content": {"text/html": gunicorn_page("Request Header Fields Too Large",
                                            "Error parsing headers: &#x27;limit request headers fields size&#x27;")}}
+ALLOW_HEADER: dict[str, Any] = {"schema": {"type": "string"}, "example": "OPTIONS, POST",
+                                "description": "A 405's: the methods the path takes."}
 BAD_HEADER_PAGE = gunicorn_page("Bad Request", "Invalid HTTP Header: &#x27;X-BAD&#x27;")
 BODY_ERRORS = {400: "BadRequest", 413: "ContentTooLarge", 415: "UnsupportedMediaType", 422: "UnprocessableContent"}
 QUERY_ERRORS = {414: "URITooLong", 422: "UnprocessableContent"}
@@ -180,10 +183,12 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         for name, (description, example) in ERROR_RESPONSES.items():
             content: dict[str, Any] = {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"},
                                                             "example": example}}
-            if name == DEFAULT_ERROR:
+            headers: dict[str, Any] = {REQUEST_ID_HEADER: REQUEST_ID}
+            if name in (DEFAULT_ERROR, "BadRequest"):  # the statuses of gunicorn's own pages among the app's
                 content["text/html"] = BAD_HEADER_PAGE
-            spec.components.response(name, {"description": description, "content": content,
-                                            "headers": {REQUEST_ID_HEADER: REQUEST_ID}})
+            if name == DEFAULT_ERROR:
+                headers["Allow"] = ALLOW_HEADER
+            spec.components.response(name, {"description": description, "content": content, "headers": headers})
         spec.components.response("URITooLong", URI_TOO_LONG)
         spec.components.response("HeadersTooLarge", HEADERS_TOO_LARGE)
 

@@ -40,6 +40,7 @@ def refer_to(ref: dict[str, str], description: str) -> dict[str, Any]:
 
 CARD_REF = component_ref("Card")
 RULES_REF = component_ref("RuleParameters")
+RULE_SET_REF = component_ref("RuleSet")
 PRESET_REF = component_ref("PresetName")
 PLAYERS = (0, 1)
 """The two players (or teams) of a game, by number."""
@@ -315,8 +316,9 @@ def choices_component(parameter: RuleParameter) -> str:
 
 
 def component_schemas() -> dict[str, dict[str, Any]]:
-    """The shared OpenAPI components the fields refer to: Card, PresetName, RuleParameters and the choices
-    of its parameters, Player and RoundWinner."""
+    """The shared OpenAPI components the fields refer to: Card, PresetName, RuleParameters (as requests give
+    rules: any of them) and RuleSet (as answers give them: all of them), the parameters' choices, Player and
+    RoundWinner."""
     return {
         "Card": {
             "type": "string",
@@ -339,6 +341,13 @@ def component_schemas() -> dict[str, dict[str, Any]]:
             },
             "additionalProperties": False,
             "examples": [{"preset": "oklahoma", "oklahoma_ace": "gin_only"}, {"knock_limit": 5}],
+        },
+        "RuleSet": {
+            "type": "object",
+            "description": "Every rule parameter's value, as answers give rules.",
+            "properties": {p.name: parameter_json_schema(p) for p in RULE_PARAMETERS},
+            "required": [p.name for p in RULE_PARAMETERS],
+            "additionalProperties": False,
         },
         **{choices_component(p): {"type": "string", "enum": list(p.choices)} for p in RULE_PARAMETERS if p.choices},
         "Player": {"type": "integer", "enum": list(PLAYERS), "description": "A player (or team): 0 or 1."},

@@ -43,7 +43,7 @@ def _spec_route(fmt: str) -> type[MethodView]:
 
     class Spec(MethodView):
         @blp.doc(operationId=f"getOpenAPI{fmt.upper()}")
-        @blp.response(200, {"type": "object"}, content_type=media_type,
+        @blp.response(200, {"type": "object", "additionalProperties": True}, content_type=media_type,
                       description=f"The OpenAPI document as {fmt.upper()}.")
         def get(self) -> Response:
             """This API's OpenAPI document."""

@@ -35,7 +35,7 @@ from .fields import (
     PRESET_REF,
     ROUND_WINNER_REF,
     ROUND_WINNERS,
-    RULES_REF,
+    RULE_SET_REF,
     BooleanField,
     CardField,
     CardsField,
@@ -318,9 +318,12 @@ class HintRequest(RequestSchema):
     hand = CardsField((10, 11), required=True, metadata={
         "description": "Your cards: 10 in the draw phases, 11 in the discard phase."})
     phase = fields.String(required=True, validate=OneOf(PHASES), metadata={
-        "description": "`first_upcard`: take the deal's first upcard or pass; `draw`: take the pile's top card "
-        "or draw from the stock (at the stock end, under rule `stock_end_discard`: take the last discard to knock, "
-        "or pass and the hand is a draw); `discard`: discard, knock, gin or big gin."})
+        "description": "`first_upcard`: take the deal's first upcard or pass (the non-dealer is offered it first, "
+        "then the dealer; the pile holds the upcard alone, or is left empty with `upcard` given); `draw`: take the "
+        "pile's top card or draw from the stock (after both passed the first upcard, the non-dealer's first turn is "
+        "a `draw` with the upcard alone on the pile and 31 cards in the stock; at the stock end, under rule "
+        "`stock_end_discard`: take the last discard to knock, or pass and the hand is a draw); `discard`: discard, "
+        "knock, gin or big gin."})
     upcard = CardField(allow_none=True, metadata={
         "description": "The deal's first upcard (it sets Oklahoma's knock limit). Optional outside Oklahoma, "
         "where the pile's bottom card may be it; none in an eleven-card deal (rule `eleven_card_deal`), whose "
@@ -591,14 +594,13 @@ class PresetInfo(Schema):
     name = fields.String(required=True)
     source = fields.String(required=True)
     description = fields.String(required=True)
-    rules = fields.Raw(required=True, metadata={"allOf": [RULES_REF], "description": "Every rule parameter's value."})
+    rules = fields.Raw(required=True, metadata=refer_to(RULE_SET_REF, "Every rule parameter's value."))
 
 
 class RulesCatalog(Schema):
     """The rule parameters and the presets."""
 
-    default = fields.Raw(required=True, metadata={"allOf": [RULES_REF],
-                                                  "description": "The default rules (no preset)."})
+    default = fields.Raw(required=True, metadata=refer_to(RULE_SET_REF, "The default rules (no preset)."))
     parameters = fields.List(fields.Nested(RuleParameterInfo), required=True)
     presets = fields.List(fields.Nested(PresetInfo), required=True)
 
@@ -612,7 +614,12 @@ class Health(Schema):
 class HintAction(Schema):
     """A move."""
 
-    type = fields.String(required=True, validate=OneOf(get_args(ActionType)))
+    type = fields.String(required=True, validate=OneOf(get_args(ActionType)), metadata={
+        "description": "`take_upcard`: take the pile's top card (in the `first_upcard` phase, the deal's first "
+        "upcard; in the `draw` phase, the last discard: not the request's `upcard`), then the best discard is "
+        "`then_discard` of the first alternative; `pass`: refuse the first upcard; `draw_stock`: draw from the "
+        "stock; `discard`: throw `card`; `knock`: throw `card` face down and lay out `melds`; `gin`: the same "
+        "with no deadwood; `big_gin`: lay out all 11 cards, no discard."})
     card = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD), metadata={
         "description": "The card discarded (discard, knock, gin), else null."})
 

@@ -44,11 +44,11 @@ def _response_spec(spec: dict[str, Any], path: str, method: str, status: int) ->
 
 
 def check_conforms(spec: dict[str, Any], registry: Registry, response: TestResponse, path: str, method: str) -> None:
-    """The status is documented, the media type is the documented one, the body fits its schema."""
+    """The status is documented, the media type is one documented for it (the app never answers gunicorn's
+    text/html), the body fits its schema, and each documented header it sends fits its own."""
     documented = _response_spec(spec, path, method, response.status_code)
-    [(media_type, content)] = documented["content"].items()
-    assert response.mimetype == media_type
-    schema = content["schema"]
+    assert response.mimetype in documented["content"] and response.mimetype != "text/html", response.mimetype
+    schema = documented["content"][response.mimetype]["schema"]
     if "$ref" in schema:
         schema = {"$ref": SPEC_URI + schema["$ref"]}
     validator = Draft202012Validator(schema, registry=registry)
@@ -56,6 +56,8 @@ def check_conforms(spec: dict[str, Any], registry: Registry, response: TestRespo
     assert not errors, "\n".join(e.message for e in errors[:5])
     for name, header in documented.get("headers", {}).items():
         header = spec["components"]["headers"][header["$ref"].rsplit("/", 1)[1]] if "$ref" in header else header
+        if name == "Allow" and response.status_code != 405:
+            continue  # a 405's alone
         assert Draft202012Validator(header["schema"]).is_valid(response.headers.get(name)), (name, response.headers)
 
 
