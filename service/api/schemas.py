@@ -647,9 +647,11 @@ class HintAlternative(Schema):
     outs = fields.List(_card(), required=True, metadata={
         "description": "The live outs of the ten cards kept: the unseen cards (not in your hand, the pile or "
         "`opponent_hand_known`) that, drawn next, would lower their least deadwood (after the best discard) or "
-        "form a meld with two or more of them. None for a discard on the last turn, when no draw follows."})
+        "form a meld with two or more of them. None for a discard on the last turn, when no draw follows. A knock "
+        "gives those of the same discard without the knock, for comparison."})
     safety = fields.Float(required=True, allow_none=True, metadata={
-        "description": "Discards: the chance the opponent cannot meld the card."})
+        "description": "Discards: the chance the opponent cannot meld the card (a knock gives the same discard's, "
+        "for comparison: the card it throws face down cannot be taken)."})
     then_discard = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD),
                                  metadata={"description": "Taking the upcard: the discard planned after it."})
 

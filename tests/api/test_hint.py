@@ -70,6 +70,15 @@ def test_the_knock_margin_decides_between_knocking_and_playing_on(call: Call) ->
                 ).get_json()["action"] == eager["action"]
 
 
+def test_a_knock_gives_the_outs_and_safety_of_the_same_discard(call: Call) -> None:
+    alternatives = call("POST", "/v1/hint", json=KNOCK_STATE).get_json()["alternatives"]
+    knocks = [a for a in alternatives if a["action"]["type"] == "knock"]
+    assert knocks
+    for knock in knocks:
+        discard = next(a for a in alternatives if a["action"] == {**knock["action"], "type": "discard"})
+        assert (knock["outs"], knock["safety"]) == (discard["outs"], discard["safety"]), knock["action"]
+
+
 def _listed(cards: str) -> list[str]:
     return cards.split()
 
