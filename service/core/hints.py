@@ -369,6 +369,10 @@ def upcard_refused(state: GameState) -> bool:
             and state.upcard in (None, pile[0]) and not state.opponent_discards)
 
 
+OLDEST_FIRST = "; opponent_discards too lists every discard of the opponent, oldest first"
+"""Added where a wrong or incomplete list of the opponent's discards is as likely a fault as the pile."""
+
+
 def _check_turn_order(state: GameState, rules: Rules) -> None:
     """The pile's top card against the turns: the opponent's last discard stays on top until this
     player takes it, before any stock draw a card in hand beyond ten came from the pile, and past
@@ -388,7 +392,7 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
             was_on_top, which = (thrown[-1], "the opponent's last discard") if thrown else (state.upcard, "the upcard")
             if was_on_top is not None and taken != was_on_top:
                 raise HintStateError("drawn_from_discard", f"the pile's top card was {format_card(was_on_top)} "
-                                     f"({which}), not {format_card(taken)}" + OLDEST_FIRST * bool(thrown))
+                                     f"({which}), not {format_card(taken)}" + (OLDEST_FIRST if thrown else ""))
     if not thrown and not _first_turn(state, rules):
         raise HintStateError("opponent_discards", "the opponent has discarded since the hand began: "
                              "give its discards, oldest first")
@@ -402,10 +406,6 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
                              f"is taken, but the pile (listed oldest first, so its top card last) {top}"
                              + OLDEST_FIRST)
     _check_turn_count(state, rules)
-
-
-OLDEST_FIRST = "; opponent_discards too lists every discard of the opponent, oldest first"
-"""Added where a wrong or incomplete list of the opponent's discards is as likely a fault as the pile."""
 
 
 def _check_turn_count(state: GameState, rules: Rules) -> None:
