@@ -79,6 +79,18 @@ def test_a_knock_gives_the_outs_and_safety_of_the_same_discard(call: Call) -> No
         assert (knock["outs"], knock["safety"]) == (discard["outs"], discard["safety"]), knock["action"]
 
 
+def test_of_two_equal_lone_cards_the_dead_one_goes(call: Call) -> None:
+    """Kc can no longer meld (Ks and Kh, Qc and Jc are in the pile); Qs still can. With one or two draws ahead
+    both score alike, and the card order used to throw Qs at some seeds (found by an advice-quality audit)."""
+    state = {"hand": "2h 3h 4h 6c 6d 6h 8d 9d Kc Qs Ad", "phase": "discard", "upcard": "Ks",
+             "discard_pile": ["Ks", "Kh", "Qc", "Jc"], "stock_count": 27, "opponent_discards": ["Kh", "Jc"]}
+    for seed in (0, 6, 7):  # seeds where the two score exactly alike
+        answer = call("POST", "/v1/hint", json={**state, "seed": seed}).get_json()
+        first, second = answer["alternatives"][:2]
+        assert first["evaluation"] == second["evaluation"] and second["action"]["card"] == "Qs"
+        assert answer["action"] == {"type": "discard", "card": "Kc"}
+
+
 def _listed(cards: str) -> list[str]:
     return cards.split()
 
