@@ -104,7 +104,6 @@ from .cards import (
     CardError,
     Hand,
     card_bit,
-    card_rank,
     card_value,
     check_card,
     check_hand,
@@ -608,7 +607,7 @@ class _Continue:
     score: float
     outs: Hand
     safety: float
-    open_melds: int
+    open_melds: int  # the three-card melds the card could still make with the cards kept and unseen
 
 
 @dataclass(frozen=True)
@@ -804,7 +803,7 @@ class _Context:
             expected = self.two_draws(kept)
         deadwood = self.deadwood(kept)
         return _Continue(card, deadwood, expected + self.discard_cost(kept, card), self.outs(kept, lowering),
-                         1 - self.danger(card), _open_melds(card, kept | self.checked.unseen))
+                         1 - self.danger(card), len(meld_completions(card, kept | self.checked.unseen)))
 
     def outs(self, kept: Hand, lowering: Hand) -> Hand:
         """The live outs of the ten cards ``kept``: the unseen cards that, drawn next, would lower their least
@@ -895,16 +894,6 @@ def _continue_order(option: _Continue) -> tuple[float, int, int, Card]:
     """Best score first; on ties the higher card goes, and of equal cards the one with fewer melds still open
     (a dead card before a live one, which the look-ahead's one or two draws may not tell apart)."""
     return option.score, -card_value(option.card), option.open_melds, option.card
-
-
-def _open_melds(card: Card, available: Hand) -> int:
-    """How many three-card melds with ``card`` could still be made of ``available`` cards (those kept and
-    those unseen): none for a dead card."""
-    bit = card_bit(card)
-    runs = sum(1 for low, high in ((bit >> 2, bit >> 1), (bit >> 1, bit << 1), (bit << 1, bit << 2))
-               if low & available and high & available)
-    mates = (available & RANK_COLUMN << card_rank(card) & ~bit).bit_count()
-    return runs + mates * (mates - 1) // 2
 
 
 def _sample_opponents(context: _Context, rng: random.Random) -> None:
