@@ -184,7 +184,8 @@ def hint(advice: Hint) -> JSON:
         ],
         "close_call": advice.close_call,
         "reason": advice.reason,
-        "melds": melds(advice.melds),
+        "melds": melds(advice.layout.melds),
+        "deadwood_cards": format_hand(advice.layout.deadwood_cards),
         "samples": advice.samples,
         "time_budget_reached": advice.time_budget_reached,
     }

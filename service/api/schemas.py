@@ -667,8 +667,11 @@ class HintAnswer(Schema):
         "-33 (the reason says why it does not knock)."})
     close_call = fields.Boolean(required=True, metadata={"description": "The top choices are too close to call."})
     reason = fields.String(required=True)
-    melds = _melds("The melds the advice keeps; for a knock, the layout to lay down (of several with the least "
-                   "deadwood, the one expected to leave the opponent the least to lay off).")
+    melds = _melds("The melds of the cards the advised move keeps (after taking the upcard, those kept after "
+                   "`then_discard`; after a stock draw or a pass, the hand as it is); for a knock, the layout to lay "
+                   "down (of several with the least deadwood, the one expected to leave the opponent the least to "
+                   "lay off).")
+    deadwood_cards = _cards("The cards kept outside `melds`: for a knock, the deadwood laid down beside them.")
     samples = fields.Integer(required=True, metadata={"description": "Opponent hands sampled."})
     time_budget_reached = fields.Boolean(required=True, metadata={
         "description": "The time budget ran out before the hint was ready; optional work from then on was "

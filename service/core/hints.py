@@ -203,13 +203,14 @@ class Alternative:
 
 @dataclass(frozen=True)
 class Hint:
-    """The advised move, every alternative ranked best first, and why."""
+    """The advised move, every alternative ranked best first, and why; ``layout`` lays out the cards the move
+    keeps (after a take, those kept after its planned discard; for a knock, the melds to lay down)."""
 
     action: Action
     alternatives: tuple[Alternative, ...]
     close_call: bool
     reason: str
-    melds: tuple[Meld, ...]
+    layout: Arrangement
     samples: int
     time_budget_reached: bool = False
 
@@ -1144,13 +1145,13 @@ def _discard_hint(context: _Context) -> Hint:
         why = "the stock is at its end, so not knocking draws the hand" if stock_ends else \
             "knocking now beats waiting while the opponent improves"
         return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, why),
-                    best_knock.arrangement.melds, len(context.samples))
+                    best_knock.arrangement, len(context.samples))
     best = continues[0]
     alternatives = continue_alternatives + knock_alternatives
     close = len(continues) > 1 and continues[1].score - best.score < config.close_margin
-    melds = _melds_of(hand & ~card_bit(best.card))
-    reason = _discard_reason(best, melds, best_knock, stock_ends, config.knock_margin, rules.stock_end_discard)
-    return Hint(Action("discard", best.card), tuple(alternatives), close, reason, melds, len(context.samples))
+    layout = best_arrangement(hand & ~card_bit(best.card))
+    reason = _discard_reason(best, layout.melds, best_knock, stock_ends, config.knock_margin, rules.stock_end_discard)
+    return Hint(Action("discard", best.card), tuple(alternatives), close, reason, layout, len(context.samples))
 
 
 def _last_turn_discard_hint(context: _Context) -> Hint:
@@ -1173,12 +1174,13 @@ def _last_turn_discard_hint(context: _Context) -> Hint:
     if knock_first:
         assert best_knock is not None
         reason = _knock_reason(best_knock, _last_turn_text(context, ends[0] if ends else None))
-        return Hint(best_knock.action, alternatives, close, reason, best_knock.arrangement.melds,
+        return Hint(best_knock.action, alternatives, close, reason, best_knock.arrangement,
                     len(context.samples))
     card = chosen.action.card
     assert card is not None
     reason = _last_discard_reason(context, chosen, best_knock)
-    return Hint(chosen.action, alternatives, close, reason, _melds_of(hand & ~card_bit(card)), len(context.samples))
+    return Hint(chosen.action, alternatives, close, reason, best_arrangement(hand & ~card_bit(card)),
+                len(context.samples))
 
 
 def _end_discards(context: _Context, hand: Hand, stock_count: int, taken: Card | None) -> list[Alternative]:
@@ -1202,7 +1204,7 @@ def _knocks(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
     rules = context.rules
     found = []
     if rules.big_gin_bonus is not None and context.deadwood(hand) == 0:
-        found.append(context.score_knock(Action("big_gin"), Arrangement.of(hand, _melds_of(hand))))
+        found.append(context.score_knock(Action("big_gin"), best_arrangement(hand)))
     for option in knock_options(hand, knock_rules(context.state, rules), context.state.upcard, taken):
         action = Action("gin" if option.gin else "knock", option.card)
         # The layout expected to score most (the first of equals); nothing is laid off on gin.
@@ -1213,11 +1215,6 @@ def _knocks(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
     found.sort(key=lambda k: (k.deadwood > 0, -k.expected_points, -bonus.get(k.action.type, 0), k.deadwood,
                               k.action.card or 0))
     return found
-
-
-def _melds_of(hand: Hand) -> tuple[Meld, ...]:
-    """The melds of one least-deadwood arrangement of ``hand``."""
-    return best_arrangement(hand).melds
 
 
 def _continue_alternative(option: _Continue) -> Alternative:
@@ -1255,7 +1252,7 @@ def _draw_hint(context: _Context) -> Hint:
     stock = Alternative(stock_action, -stock_value, "deadwood")
     if len(moves) == 1:
         return Hint(stock_action, (stock,), False, "The refused first upcard may not be taken now: draw from the "
-                    "stock.", _melds_of(hand), len(context.samples))
+                    "stock.", best_arrangement(hand), len(context.samples))
     top = state.discard_pile[-1] if state.discard_pile else state.upcard
     assert top is not None
     take = _take_value(context, hand, top)
@@ -1271,8 +1268,8 @@ def _draw_hint(context: _Context) -> Hint:
     kept = hand | card_bit(top)
     if take.then_discard is not None:  # None: big gin, all eleven kept
         kept &= ~card_bit(take.then_discard)
-    melds = _melds_of(kept) if choice == take_action else _melds_of(hand)
-    return Hint(choice, alternatives, close, reason, melds, len(context.samples))
+    layout = best_arrangement(kept) if choice == take_action else best_arrangement(hand)
+    return Hint(choice, alternatives, close, reason, layout, len(context.samples))
 
 
 def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
@@ -1302,7 +1299,7 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
                            knock_only=take_only_to_knock(context.state, context.rules))
     if best is None:  # a card thrown straight back, which allows no knock
         reason = f"{drawing}; {card} came straight back and may be retaken only to knock, which it does not allow."
-        return Hint(stock.action, (stock,), False, reason, _melds_of(hand), len(context.samples))
+        return Hint(stock.action, (stock,), False, reason, best_arrangement(hand), len(context.samples))
     take = replace(best, action=Action("take_upcard"), then_discard=best.action.card)
     chosen, other = (take, stock) if take.evaluation > stock.evaluation else (stock, take)
     close = _points_apart(chosen.evaluation, other.evaluation) < context.config.close_margin
@@ -1314,13 +1311,13 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
                  f"expected {take.evaluation:+.1f} points"
     if chosen is stock:
         reason = f"{drawing}; {taking}."
-        melds = _melds_of(hand)
+        layout = best_arrangement(hand)
     else:
         reason = (f"Take {card}: this is your last draw; {taking}, against {stock.evaluation:+.1f} from the stock "
                   f"({knock_chance}).")
         kept = hand | card_bit(top)
-        melds = _melds_of(kept if best.action.type == "big_gin" else kept & ~card_bit(best.action.card or 0))
-    return Hint(chosen.action, (chosen, other), close, reason, melds, len(context.samples))
+        layout = best_arrangement(kept if best.action.type == "big_gin" else kept & ~card_bit(best.action.card or 0))
+    return Hint(chosen.action, (chosen, other), close, reason, layout, len(context.samples))
 
 
 def _knocks_at_once(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
@@ -1358,16 +1355,16 @@ def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     knock_take = _take_to_knock(context, hand, top)
     if knock_take is None:
         return Hint(Action("pass"), (declined,), False, f"Pass: {card} allows no knock, and the hand is a draw.",
-                    _melds_of(hand), len(context.samples))
+                    best_arrangement(hand), len(context.samples))
     best, take = knock_take
     kind = _finish_name(best.action.type == "big_gin", best.deadwood)
     if best.deadwood == 0 or not context.samples or best.expected_points > 0:
         reason = f"Take {card}: it allows {kind}, expected {best.expected_points:+.1f} points against a draw."
         return Hint(Action("take_upcard"), (take, declined), abs(best.expected_points) < context.config.close_margin,
-                    reason, best.arrangement.melds, len(context.samples))
+                    reason, best.arrangement, len(context.samples))
     reason = f"Pass: the hand is a draw; taking {card} for {kind} is expected to score {best.expected_points:+.1f}."
     return Hint(Action("pass"), (declined, take), abs(best.expected_points) < context.config.close_margin, reason,
-                _melds_of(hand), len(context.samples))
+                best_arrangement(hand), len(context.samples))
 
 
 def _returned_card_hint(context: _Context, hand: Hand, top: Card) -> Hint:
@@ -1379,12 +1376,12 @@ def _returned_card_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     if knock_take is not None and context.worth_knocking(knock_take[0]):
         best, take = knock_take
         reason = f"Take {card}: it allows {_finish_name(best.action.type == 'big_gin', best.deadwood)} right away."
-        return Hint(Action("take_upcard"), (take, stock), False, reason, best.arrangement.melds, len(context.samples))
+        return Hint(Action("take_upcard"), (take, stock), False, reason, best.arrangement, len(context.samples))
     why = "which it does not allow" if knock_take is None else \
         f"and that knock is not advised (expected {knock_take[1].evaluation:+.1f} points)"
     reason = f"Draw from the stock: {card} came straight back and may be retaken only to knock, {why}."
     alternatives = (stock,) if knock_take is None else (stock, knock_take[1])
-    return Hint(Action("draw_stock"), alternatives, False, reason, _melds_of(hand), len(context.samples))
+    return Hint(Action("draw_stock"), alternatives, False, reason, best_arrangement(hand), len(context.samples))
 
 
 def _take_to_knock(context: _Context, hand: Hand, top: Card) -> tuple[_Knock, Alternative] | None:

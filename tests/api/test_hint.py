@@ -28,6 +28,10 @@ def test_takes_the_discard_that_completes_a_meld_and_allows_a_knock(call: Call) 
     assert {a["action"]["type"] for a in answer["alternatives"]} == {"take_upcard", "draw_stock"}
     assert answer["alternatives"][0]["action"] == answer["action"]
     assert ["7h", "7d", "7c"] in answer["melds"] and answer["reason"]
+    # The take's plan (then_discard) is out of the cards it keeps.
+    plan = answer["alternatives"][0]["then_discard"]
+    kept = {*DRAW_STATE["hand"].split(), "7c"} - {plan}
+    assert {*answer["deadwood_cards"], *itertools.chain(*answer["melds"])} == kept
 
 
 def test_discard_phase_ranks_every_legal_discard_with_outs_and_safety(call: Call) -> None:
@@ -66,6 +70,8 @@ def test_the_knock_margin_decides_between_knocking_and_playing_on(call: Call) ->
     assert "less than the 20 points" in patient["reason"]
     eager = call("POST", "/v1/hint", json={**KNOCK_STATE, "knock_margin": 0}).get_json()
     assert eager["action"] == {"type": "knock", "card": "9h"}
+    assert (eager["melds"], eager["deadwood_cards"]) == ([["As", "2s", "3s"], ["7h", "7d", "7c"], ["Jd", "Qd", "Kd"]],
+                                                         ["5c"])
     assert call("POST", "/v1/hint", json={**KNOCK_STATE, "knock_margin": knock["expected_points"] - 1}
                 ).get_json()["action"] == eager["action"]
 

@@ -192,6 +192,23 @@ def test_advice_is_always_legal(index: int) -> None:
     if state.phase == "discard" and any(min_deadwood(hand & ~card_bit(c)) == 0 for c in state.hand
                                         if c != state.drawn_from_discard or rules.discard_pickup_allowed):
         assert advice.action.type in ("gin", "big_gin")
+    kept = _kept_after(state, advice)
+    layout = advice.layout
+    assert layout.hand == kept and all(layout.deadwood_cards & meld == 0 for meld in layout.melds)
+    assert frozenset(ref.from_bits(meld) for meld in layout.melds) in ref.optimal_arrangements(ref.from_bits(kept))
+
+
+def _kept_after(state: GameState, advice: Hint) -> Hand:
+    """The cards the advised move keeps: the hand less the discard, with the taken card less the take's planned
+    discard, or the hand as it is (a stock draw, a pass, big gin)."""
+    hand = hand_from_cards(state.hand)
+    action = advice.action
+    if action.type == "take_upcard":
+        top = state.discard_pile[-1] if state.discard_pile else state.upcard
+        assert top is not None
+        then = advice.alternatives[0].then_discard
+        return (hand | card_bit(top)) & ~(0 if then is None else card_bit(then))
+    return hand & ~(0 if action.card is None else card_bit(action.card))
 
 
 def reference_outs(kept: Hand, unseen: list[Card]) -> set[Card]:
@@ -792,7 +809,8 @@ def test_takes_an_upcard_that_allows_gin_at_once(samples: int, big_gin: bool) ->
     assert advice.action == Action("take_upcard") and take.deadwood == 0
     if big_gin:
         assert take.then_discard is None and advice.reason == "Take 8h: it allows big gin right away."
-        assert len(advice.melds) == 3 and sum(meld.bit_count() for meld in advice.melds) == 11
+        assert len(advice.layout.melds) == 3 and advice.layout.hand == hand_from_cards((*state.hand, parse_card("8h")))
+        assert advice.layout.deadwood_cards == 0
         after = replace(state, hand=(*state.hand, parse_card("8h")), phase="discard", discard_pile=(),
                         drawn_from_discard=parse_card("8h"))
         next_move = hint(after, rules, config=replace(DEFAULT_CONFIG, samples=samples))
@@ -961,7 +979,8 @@ def test_a_knock_lays_out_the_melds_that_leave_the_least_to_lay_off() -> None:
     state = situation(hand, "discard", pile=10, held=opponent)
     advice = hint(state, Rules(), revealed=hand_from_cards(opponent))
     assert advice.action == Action("knock", parse_card("Kd"))
-    assert advice.melds == (hand_from_cards(cards("7s 7h 7d 7c")), hand_from_cards(cards("8s 9s Ts Js Qs")))
+    assert advice.layout.melds == (hand_from_cards(cards("7s 7h 7d 7c")), hand_from_cards(cards("8s 9s Ts Js Qs")))
+    assert advice.layout.deadwood_cards == hand_from_cards(cards("2c"))
     theirs = min_deadwood(hand_from_cards(opponent))
     assert advice.alternatives[0].expected_points == pytest.approx(theirs - 2)  # nothing laid off
     assert "keeping 7s 7h 7d 7c, 8s 9s Ts Js Qs" in advice.reason
