@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -42,6 +43,12 @@ class App(Flask):
         return answer
 
 
+def _exactly(origin: str) -> str | re.Pattern[str]:
+    """An allowed origin as flask-cors matches it: ``*`` as is, any other only as a whole, letter case aside
+    (flask-cors would take an IPv6 origin's brackets for a regular expression)."""
+    return origin if origin == "*" else re.compile(re.escape(origin) + r"\Z", re.IGNORECASE)
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """A configured app: settings from the environment, then ``config`` on top (for tests)."""
     app = App(__name__, static_folder=None)
@@ -53,7 +60,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     observability.init_app(app)
     if origins := cors_origins(app.config["CORS_ORIGINS"]):
-        CORS(app, resources=CORS_RESOURCES, origins=origins, send_wildcard="*" in origins, methods=["GET", "POST"],
+        CORS(app, resources=CORS_RESOURCES, origins=[_exactly(origin) for origin in origins],
+             send_wildcard="*" in origins, methods=["GET", "POST"],
              expose_headers=[observability.REQUEST_ID_HEADER], max_age=CORS_MAX_AGE)
         app.before_request(pass_preflights_to_unknown_paths)
     api = Api(app)

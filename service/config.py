@@ -57,8 +57,9 @@ def environment_integer(name: str, default: int, environ: Mapping[str, str] = os
         raise ValueError(f"{name} must be an integer, got {raw!r}") from None
 
 
-ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?|\*")
-"""A web origin as browsers send it (scheme, host, optional port; no path), or ``*`` for any."""
+ORIGIN = re.compile(r"https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?|\*")
+"""A web origin as browsers send it (scheme, host or bracketed IPv6 address, optional port; no path), or ``*``
+for any."""
 
 
 def cors_origins(setting: str) -> list[str]:
@@ -67,7 +68,7 @@ def cors_origins(setting: str) -> list[str]:
     for origin in origins:
         if not ORIGIN.fullmatch(origin):
             raise ValueError(f"GIN_CORS_ORIGINS: {origin!r} is not an origin: expected * or scheme://host[:port], "
-                             "e.g. https://play.example.com, without a path or a trailing slash")
+                             "e.g. https://play.example.com or http://[::1]:3000, without a path or a trailing slash")
     return origins
 
 

@@ -202,6 +202,17 @@ def test_a_page_reads_the_404_of_a_mistyped_path(client: FlaskClient) -> None:
     assert client.options("/v1/hints", headers=preflight).status_code == 404  # no CORS configured
 
 
+def test_an_ipv6_origin_is_matched_exactly() -> None:
+    """flask-cors reads a string with brackets as a regular expression; the origin must still match only itself."""
+    client = create_app({"CORS_ORIGINS": "http://[::1]:3000"}).test_client()
+    for origin in ("http://[::1]:3000", "HTTP://[::1]:3000"):
+        answer = client.get(f"/v1/hands/analyze?hand={TEN}", headers={"Origin": origin})
+        assert answer.headers["Access-Control-Allow-Origin"] == origin
+    for other in ("http://[::1]:30000", "http://1:3000", "http://[::2]:3000", "http://x[::1]:3000"):
+        answer = client.get(f"/v1/hands/analyze?hand={TEN}", headers={"Origin": other})
+        assert "Access-Control-Allow-Origin" not in answer.headers, other
+
+
 def test_any_origin_may_be_allowed() -> None:
     client = create_app({"CORS_ORIGINS": "*"}).test_client()
     answer = client.get(f"/v1/hands/analyze?hand={TEN}", headers={"Origin": "https://anywhere.example"})
@@ -209,7 +220,8 @@ def test_any_origin_may_be_allowed() -> None:
 
 
 @pytest.mark.parametrize("setting", ["play.example.com", "https://play.example.com/", "https://x.example/app",
-                                     "ftp://x.example", "https://a.example https://b.example", "http://[::1]:8080"])
+                                     "ftp://x.example", "https://a.example https://b.example", "http://[::1:8080",
+                                     "http://[fe80::1%eth0]:8080"])
 def test_a_cors_setting_that_is_no_origin_stops_the_start(setting: str) -> None:
     with pytest.raises(ValueError, match=r"GIN_CORS_ORIGINS: .* is not an origin"):
         create_app({"CORS_ORIGINS": setting})
