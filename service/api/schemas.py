@@ -352,7 +352,8 @@ class HintRequest(RequestSchema):
     knock_margin = NumberField(allow_nan=False, load_default=DEFAULT_CONFIG.knock_margin,
                                 validate=Range(0, 200), metadata={
         "description": "Knock only when the knock's expected points exceed this (gin and big gin are always "
-        "taken, and any winning knock when the stock is at its end). Above 0 the engine plays on for gin or "
+        "taken; on your last turn a knock is made when it beats every discard, and with one draw of yours left "
+        "when it is worth at least what playing on is expected to bring). Above 0 the engine plays on for gin or "
         "an undercut instead of smaller knocks. In self-play the default lost nothing measurable against a "
         "player who knocks as soon as it may, and beat higher margins against one who waits (the engine "
         "itself), against whom 10 to 15 did better still. 0 knocks whenever a knock is expected to win."})

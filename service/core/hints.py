@@ -79,7 +79,9 @@ with 15.
 playing on is over and every move is valued in expected points: a knock against the samples, a
 discard by what the opponent's last turn costs us (``_Context.end_value``: its knock, counted only
 where it would not be undercut; at the stock's end nothing, or its knock with our discard under
-``stock_end_discard``), a stock draw by the mean over the stock of the best of these.
+``stock_end_discard``), a stock draw by the mean over the stock of the best of these. With one draw of ours
+left (``_Context.one_draw_left``), a knock below ``knock_margin`` is still made when it is worth at least what
+playing on is expected to bring (``_play_on_points``): the opponent's knock on its turn, else that last draw.
 
 Advice is always one of ``legal_actions``. The same state, rules, seed and config always give
 the same hint, unless a time budget runs out (above).
@@ -850,6 +852,11 @@ class _Context:
         """Whether to make ``knock`` (gin always) rather than play on."""
         return knock.deadwood == 0 or not self.samples or knock.expected_points > self.knock_threshold()
 
+    def one_draw_left(self) -> bool:
+        """Whether one draw of ours is left after this discard: the opponent draws next, then we make the hand's
+        last draw of ours."""
+        return self.state.phase == "discard" and 2 <= self.state.stock_count - self.rules.stock_end <= 3
+
     def defender_deadwood(self, melds: tuple[Meld, ...], hand: Hand) -> int:
         """The defender's least deadwood against a knock with ``melds`` (after its layoffs), memoised:
         the knocks that discard different unmelded cards share their melds."""
@@ -1136,21 +1143,29 @@ def _discard_hint(context: _Context) -> Hint:
     best_knock = knocks[0] if knocks else None
     stock_ends = state.stock_count <= rules.stock_end
     take_knock = best_knock is not None and (only_to_knock or context.worth_knocking(best_knock))
+    play_on = None  # with one draw left, what playing on is expected to bring, where it decides the knock
+    if best_knock is not None and not take_knock and continues and context.samples and context.one_draw_left():
+        play_on = _play_on_points(context, hand & ~card_bit(continues[0].card), continues[0].card)
+        # On a tie the knock: meanwhile the opponent's hand only improves, which the samples do not show.
+        take_knock = _points_apart(best_knock.expected_points, play_on) >= 0
+    threshold = context.knock_threshold() if play_on is None else play_on
     if take_knock:
         assert best_knock is not None
         alternatives = knock_alternatives + continue_alternatives
         close = len(knocks) > 1 and _points_apart(knocks[0].expected_points, knocks[1].expected_points) < CLOSE_POINTS
-        near_the_margin = _points_apart(best_knock.expected_points, context.knock_threshold()) < CLOSE_TO_THE_MARGIN
+        near_the_margin = _points_apart(best_knock.expected_points, threshold) < CLOSE_TO_THE_MARGIN
         close = close or (best_knock.deadwood > 0 and bool(context.samples) and not only_to_knock and near_the_margin)
         why = "the stock is at its end, so not knocking draws the hand" if stock_ends else \
-            "knocking now beats waiting while the opponent improves"
+            "knocking now beats waiting while the opponent improves" if play_on is None else \
+            f"with one draw left, playing on is expected to bring no more ({play_on:+.1f} points)"
         return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, why),
                     best_knock.arrangement, len(context.samples))
     best = continues[0]
     alternatives = continue_alternatives + knock_alternatives
     close = len(continues) > 1 and continues[1].score - best.score < config.close_margin
     layout = best_arrangement(hand & ~card_bit(best.card))
-    reason = _discard_reason(best, layout.melds, best_knock, stock_ends, config.knock_margin, rules.stock_end_discard)
+    reason = _discard_reason(best, layout.melds, best_knock, stock_ends, config.knock_margin, play_on,
+                             rules.stock_end_discard)
     return Hint(Action("discard", best.card), tuple(alternatives), close, reason, layout, len(context.samples))
 
 
@@ -1275,24 +1290,12 @@ def _draw_hint(context: _Context) -> Hint:
 def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     """Our last draw (one card above the stock's end): after a stock draw the stock is at its end, after a
     take the opponent makes the last draw, so only a knock now, or what the opponent's last turn brings,
-    scores. Both draws are valued in expected points; the stock cards in a seeded random order, so that once the
-    time budget is spent (after ``MIN_LAST_DRAWS`` of them) the mean over those valued estimates the rest."""
+    scores. Both draws are valued in expected points (the stock by ``_last_stock_draw``)."""
     stock_end = context.rules.stock_end
-    total = drawable = knocking = 0.0
-    draws = list(context.draw_weights)
-    random.Random(context.seed).shuffle(draws)
-    for index, (drawn, weight) in enumerate(draws):
-        if index >= MIN_LAST_DRAWS and context.out_of_time():
-            break
-        move = _best_last_turn(context, hand | card_bit(drawn), None, stock_end)
-        assert move is not None  # any card may be discarded after a stock draw
-        total += weight * move.evaluation
-        knocking += weight * (move.action.type != "discard")
-        drawable += weight
-    stock_points = total / (drawable or 1.0)
+    stock_points, knocking = _last_stock_draw(context, hand, stock_end)
     stock = Alternative(Action("draw_stock"), stock_points, "points", expected_points=stock_points)
     card = format_card(top)
-    knock_chance = f"you would knock with chance {knocking / (drawable or 1.0):.0%}"
+    knock_chance = f"you would knock with chance {knocking:.0%}"
     drawing = (f"Draw from the stock: this is your last draw, and only a knock scores after it ({knock_chance}, "
                f"expected {stock.evaluation:+.1f} points)")
     best = _best_last_turn(context, hand | card_bit(top), top, stock_end + 1,
@@ -1318,6 +1321,33 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
         kept = hand | card_bit(top)
         layout = best_arrangement(kept if best.action.type == "big_gin" else kept & ~card_bit(best.action.card or 0))
     return Hint(chosen.action, (chosen, other), close, reason, layout, len(context.samples))
+
+
+def _last_stock_draw(context: _Context, hand: Hand, stock_count: int) -> tuple[float, float]:
+    """Our last draw from the stock to the ten cards ``hand``, ``stock_count`` cards left after it: the mean over
+    the stock of the best last-turn move after it, and the chance that move is a knock. The stock cards are valued
+    in a seeded random order, so that once the time budget is spent (after ``MIN_LAST_DRAWS`` of them) the mean
+    over those valued estimates the rest."""
+    total = drawable = knocking = 0.0
+    draws = list(context.draw_weights)
+    random.Random(context.seed).shuffle(draws)
+    for index, (drawn, weight) in enumerate(draws):
+        if index >= MIN_LAST_DRAWS and context.out_of_time():
+            break
+        move = _best_last_turn(context, hand | card_bit(drawn), None, stock_count)
+        assert move is not None  # any card may be discarded after a stock draw
+        total += weight * move.evaluation
+        knocking += weight * (move.action.type != "discard")
+        drawable += weight
+    return total / (drawable or 1.0), knocking / (drawable or 1.0)
+
+
+def _play_on_points(context: _Context, kept: Hand, card: Card) -> float:
+    """Our expected points from discarding ``card`` (keeping ``kept``) with one draw of ours left: the opponent's
+    knock on its turn (whenever it can, as in ``discard_cost``), else our last draw from the stock
+    (``_last_stock_draw``; the pile card the opponent throws is not counted)."""
+    chance, points = context.defence(kept, card)
+    return points + (1 - chance) * _last_stock_draw(context, kept, context.state.stock_count - 2)[0]
 
 
 def _knocks_at_once(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
@@ -1480,15 +1510,18 @@ def _last_discard_reason(context: _Context, chosen: Alternative, knock: _Knock |
 
 
 def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | None, stock_ends: bool,
-                    margin: float, stock_end_discard: str) -> str:
+                    margin: float, play_on: float | None, stock_end_discard: str) -> str:
     card = format_card(best.card)
     text = (f"Discard {card}: keeps {_describe(melds)} with {best.deadwood} deadwood and "
             f"{best.outs.bit_count()} live outs; the opponent can use {card} with chance {1 - best.safety:.0%}.")
     if knock is not None:
         text += (f" Knocking ({knock.deadwood} deadwood) is not advised: expected {knock.expected_points:+.1f} "
                  f"points, undercut risk {knock.undercut_risk:.0%}")
-        text += "." if knock.expected_points <= 0 else (f", less than the {margin:.0f} points it takes to give up "
-                                                         "playing on for gin or an undercut.")
+        if play_on is not None and play_on < margin:
+            text += f", less than the {play_on:+.1f} points playing on is expected to bring with one draw left."
+        else:
+            text += "." if knock.expected_points <= 0 else (f", less than the {margin:.0f} points it takes to give "
+                                                             "up playing on for gin or an undercut.")
     if stock_ends:
         text += (" The hand ends as a draw after this discard." if stock_end_discard == "draw" else
                  " After this discard the opponent may take it only to knock; else the hand is a draw.")

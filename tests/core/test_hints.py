@@ -36,6 +36,7 @@ from service.core.hints import (
     MIN_LAST_DRAWS,
     MIN_SAMPLES,
     Action,
+    ActionType,
     Alternative,
     EngineConfig,
     GameState,
@@ -919,6 +920,28 @@ def test_the_last_draw_and_the_last_turn_are_valued_in_points() -> None:
     assert discards and all(a.unit == "points" and a.outs == () and a.evaluation <= 0 for a in discards)
     assert [a.evaluation for a in after.alternatives] == sorted((a.evaluation for a in after.alternatives),
                                                                 reverse=True)
+
+
+@pytest.mark.parametrize(("stock", "action", "why"), [
+    ("9h 7s Js 6s", "knock", "with one draw left, playing on is expected to bring no more (+12.0 points)."),
+    ("9h 7s Js Tc", "discard", "less than the +18.5 points playing on is expected to bring with one draw left."),
+    ("9h 7s Js 6s 9d Ts", "discard", "less than the 20 points it takes to give up playing on for gin or an undercut."),
+])
+def test_with_one_draw_left_a_knock_is_weighed_against_that_draw(stock: str, action: ActionType, why: str) -> None:
+    """The opponent's ten cards are shown to the engine: 13 deadwood, none to lay off, and no card of the stock
+    brings it within the knock limit, so our knock with Ac (1 deadwood) wins 12 points now or after our last draw.
+    With four cards left our next draw is our last: playing on is worth that knock again (a tie, which knocks:
+    the opponent only improves meanwhile), or, with Tc there to make gin (12 + 1 + 25 = 38 points), 3/4 x 12 +
+    1/4 x 38 = 18.5, more than the knock. With six left the knock margin decides."""
+    ours = cards("2s 2h 2d 7c 8c 9c Jh Qh Kh Ac Ks")
+    theirs = cards("Qc Qd Qs 3h 4h 5h 4d Ad 5s 3c")
+    used = {*ours, *theirs, *cards(stock)}
+    pile = tuple(c for c in ALL_CARDS if c not in used)
+    state = GameState(ours, "discard", pile[0], pile, len(cards(stock)), (), pile[1 + len(pile) % 2::2], None)
+    advice = hint(state, Rules(), revealed=hand_from_cards(theirs))
+    knock = next(a for a in advice.alternatives if a.action == Action("knock", parse_card("Ks")))
+    assert knock.expected_points == 12
+    assert advice.action == Action(action, parse_card("Ks")) and advice.reason.endswith(why)
 
 
 def test_the_last_discard_under_the_fiftieth_card_rule_counts_the_offer() -> None:
