@@ -13,6 +13,7 @@ The server's settings (``PORT``, ``WEB_CONCURRENCY``, timeouts) are in ``gunicor
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import Mapping
@@ -57,19 +58,49 @@ def environment_integer(name: str, default: int, environ: Mapping[str, str] = os
         raise ValueError(f"{name} must be an integer, got {raw!r}") from None
 
 
-ORIGIN = re.compile(r"https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?|\*")
-"""A web origin as browsers send it (scheme, host or bracketed IPv6 address, optional port; no path), or ``*``
-for any."""
+ORIGIN = re.compile(r"(?P<scheme>https?)://(?P<host>[A-Za-z0-9.-]+|\[(?P<ipv6>[0-9A-Fa-f:.]+)\])(:(?P<port>[0-9]{1,5}))?"
+                    r"|\*")
+"""A web origin (scheme, host or bracketed IPv6 address, optional port; no path), or ``*`` for any."""
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def cors_origins(setting: str) -> list[str]:
-    """The origins of ``GIN_CORS_ORIGINS`` (empty: none); a ValueError naming the first that is no origin."""
+    """The origins of ``GIN_CORS_ORIGINS`` (empty: none); a ValueError naming the first that is no origin, or that
+    a browser would never send as written."""
     origins = [origin.strip() for origin in setting.split(",") if origin.strip()]
     for origin in origins:
-        if not ORIGIN.fullmatch(origin):
-            raise ValueError(f"GIN_CORS_ORIGINS: {origin!r} is not an origin: expected * or scheme://host[:port], "
-                             "e.g. https://play.example.com or http://[::1]:3000, without a path or a trailing slash")
+        if problem := _origin_problem(origin):
+            raise ValueError(f"GIN_CORS_ORIGINS: {origin!r} {problem}")
     return origins
+
+
+def _origin_problem(origin: str) -> str | None:
+    match = ORIGIN.fullmatch(origin)
+    if match is None:
+        return ("is not an origin: expected * or scheme://host[:port], e.g. https://play.example.com or "
+                "http://[::1]:3000, without a path or a trailing slash")
+    if origin == "*":
+        return None
+    scheme, host, ipv6, port = match["scheme"], match["host"], match["ipv6"], match["port"]
+    if ipv6 is not None:
+        try:
+            address = ipaddress.IPv6Address(ipv6)
+        except ValueError:
+            return f"is not an origin: {ipv6!r} is not an IPv6 address"
+        if address.ipv4_mapped is not None:
+            return "is an IPv4-mapped address: give the IPv4 origin"
+        if address.compressed != ipv6.lower():
+            return f"is not written as browsers send it: {scheme}://[{address.compressed}]" + (
+                f":{port}" if port else "")
+    if port is None:
+        return None
+    if not 0 < int(port) < 65536:
+        return f"has no valid port: {port}"
+    if int(port) == DEFAULT_PORTS[scheme]:
+        return f"is not written as browsers send it, without the default port: {scheme}://{host}"
+    if str(int(port)) != port:
+        return f"is not written as browsers send it: {scheme}://{host}:{int(port)}"
+    return None
 
 
 def _environment_value(name: str, default: int | str, environ: Mapping[str, str]) -> int | str:

@@ -666,7 +666,10 @@ class HintAnswer(Schema):
         "preference, then those of the other unit in theirs. Evaluations in points and in deadwood are not "
         "comparable, so when the engine plays on, a knock worth +18 points comes after a discard evaluated at "
         "-33 (the reason says why it does not knock)."})
-    close_call = fields.Boolean(required=True, metadata={"description": "The top choices are too close to call."})
+    close_call = fields.Boolean(required=True, metadata={
+        "description": "The top choices are too close to call; also when the best knock is within 2 points of "
+        "what it must exceed to be made (`knock_margin`, or near the stock's end what playing on is expected to "
+        "bring), whether it is advised or not."})
     reason = fields.String(required=True)
     melds = _melds("The melds of the cards the advised move keeps (after taking the upcard, those kept after "
                    "`then_discard`; after a stock draw or a pass, the hand as it is); for a knock, the layout to lay "

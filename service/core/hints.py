@@ -24,12 +24,12 @@ still in the stock), per discard its *safety* (the chance the opponent cannot me
 against the hands really held).
 
 *Time budget.* A hint given a ``TimeBudget`` stops sampling once the time is up (keeping at
-least ``MIN_SAMPLES``), scores no more discards after two draws, and on our last draw values no
-more stock cards (keeping at least ``MIN_LAST_DRAWS``, taken in an order drawn from the seed, so
-those valued estimate the stock's mean); the rest of the evaluation always runs, so a hint can
-overrun its budget by that much (most in the draw phases, where the stock draw and the take are
-scored in full). ``Hint.time_budget_reached`` says whether the time
-ran out before the hint was ready. Without a budget, or when it is not reached, the same state,
+least ``MIN_SAMPLES``), scores no more discards after two draws, and on our last draw (or valuing
+it with one draw left) values no more stock cards (keeping at least ``MIN_LAST_DRAWS``, taken in an
+order drawn from the seed, so those valued estimate the stock's mean); the rest of the evaluation
+always runs, so a hint can overrun its budget by that much (most in the draw phases, where the stock
+draw and the take are scored in full). ``Hint.time_budget_reached`` says whether the time ran out
+before the hint was ready. Without a budget, or when it is not reached, the same state,
 rules, seed and config always give the same hint.
 
 *Ten-card hands* (after a discard) are scored by the expected *worth* of their least deadwood after
@@ -130,13 +130,14 @@ HAND_SIZE = 10
 MIN_SAMPLES = 8
 """Opponent hands sampled even when the time budget has run out (unless ``EngineConfig.samples`` is lower)."""
 MIN_LAST_DRAWS = 8
-"""Stock cards valued on our last draw even when the time budget has run out."""
+"""Stock cards valued for our last draw (``_last_stock_draw``) even when the time budget has run out."""
 FULL_STOCK = 52 - 2 * HAND_SIZE - 1
 MAX_DEADWOOD = 10 * HAND_SIZE
 CLOSE_POINTS = 1.0
 """Moves valued in expected points (knocks, our last turn's moves) this close are too close to call."""
 CLOSE_TO_THE_MARGIN = 2.0
-"""A knock's expected points this close to the knock margin make knocking or not too close to call."""
+"""A knock's expected points this close to what they must exceed (the knock margin, or with one draw left what
+playing on is expected to bring) make knocking or not too close to call, whichever is advised."""
 
 
 class HintStateError(FieldError):
@@ -189,7 +190,8 @@ class Alternative:
     ``deadwood`` is the deadwood of the ten cards kept (for ``take_upcard``: after ``then_discard``).
     ``outs`` are the unseen cards that, drawn next, would lower that deadwood (after the best discard)
     or form a meld with two or more of the cards kept; ``safety`` is the chance the
-    opponent cannot meld the discarded card; ``undercut_risk`` the chance a knock is undercut.
+    opponent cannot meld the discarded card; ``undercut_risk`` the chance a knock is undercut;
+    ``layout`` the melds a knock lays down (on a take to knock, of the ten cards kept after it).
     """
 
     action: Action
@@ -201,6 +203,7 @@ class Alternative:
     outs: tuple[Card, ...] = ()
     safety: float | None = None
     then_discard: Card | None = None
+    layout: Arrangement | None = None
 
 
 @dataclass(frozen=True)
@@ -1163,6 +1166,8 @@ def _discard_hint(context: _Context) -> Hint:
     best = continues[0]
     alternatives = continue_alternatives + knock_alternatives
     close = len(continues) > 1 and continues[1].score - best.score < config.close_margin
+    if best_knock is not None and context.samples:  # a knock declined by a hair
+        close = close or _points_apart(threshold, best_knock.expected_points) < CLOSE_TO_THE_MARGIN
     layout = best_arrangement(hand & ~card_bit(best.card))
     reason = _discard_reason(best, layout.melds, best_knock, stock_ends, config.knock_margin, play_on,
                              rules.stock_end_discard)
@@ -1247,7 +1252,7 @@ def _knock_alternative(knock: _Knock, context: _Context) -> Alternative:
         kept = knock.arrangement.hand  # the ten laid out: with the card just taken, on a take to knock
         outs = tuple(iter_cards(context.outs(kept, context.lookahead(kept)[1])))
     return Alternative(knock.action, knock.expected_points, "points", knock.deadwood, knock.expected_points,
-                       knock.undercut_risk, outs, safety)
+                       knock.undercut_risk, outs, safety, layout=knock.arrangement)
 
 
 def _draw_hint(context: _Context) -> Hint:
@@ -1280,10 +1285,12 @@ def _draw_hint(context: _Context) -> Hint:
     comparable = take.unit == stock.unit
     close = comparable and abs(take.evaluation - stock.evaluation) < context.config.close_margin
     reason = _draw_reason(choice, top, take, stock)
-    kept = hand | card_bit(top)
-    if take.then_discard is not None:  # None: big gin, all eleven kept
-        kept &= ~card_bit(take.then_discard)
-    layout = best_arrangement(kept) if choice == take_action else best_arrangement(hand)
+    layout = best_arrangement(hand)
+    if choice == take_action:
+        kept = hand | card_bit(top)
+        if take.then_discard is not None:  # None: big gin, all eleven kept
+            kept &= ~card_bit(take.then_discard)
+        layout = take.layout if take.layout is not None else best_arrangement(kept)  # a knock's: its own
     return Hint(choice, alternatives, close, reason, layout, len(context.samples))
 
 
@@ -1318,8 +1325,8 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     else:
         reason = (f"Take {card}: this is your last draw; {taking}, against {stock.evaluation:+.1f} from the stock "
                   f"({knock_chance}).")
-        kept = hand | card_bit(top)
-        layout = best_arrangement(kept if best.action.type == "big_gin" else kept & ~card_bit(best.action.card or 0))
+        layout = best.layout if best.layout is not None else \
+            best_arrangement((hand | card_bit(top)) & ~card_bit(best.action.card or 0))  # a discard's
     return Hint(chosen.action, (chosen, other), close, reason, layout, len(context.samples))
 
 

@@ -181,6 +181,7 @@ def test_a_configured_origin_may_call_the_api_from_a_browser() -> None:
         assert answer.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
         assert answer.headers["Access-Control-Expose-Headers"] == "X-Request-ID"  # the page can read the id
     assert client.get("/openapi.json", headers={"Origin": PAGE}).headers["Access-Control-Allow-Origin"] == PAGE
+    assert "Access-Control-Allow-Origin" not in client.get("/openapi.json").headers  # no Origin: no CORS answer
     for other in (client.post("/v1/hands/analyze", json={"hand": TEN}, headers={"Origin": "https://evil.example"}),
                   client.get("/openapi.json", headers={"Origin": f"{PAGE}.evil.example"}),
                   client.get("/openapi.json", headers={"Origin": PAGE.replace(".", "x", 1)}),  # no pattern
@@ -221,10 +222,24 @@ def test_any_origin_may_be_allowed() -> None:
 
 @pytest.mark.parametrize("setting", ["play.example.com", "https://play.example.com/", "https://x.example/app",
                                      "ftp://x.example", "https://a.example https://b.example", "http://[::1:8080",
-                                     "http://[fe80::1%eth0]:8080"])
+                                     "http://[fe80::1%eth0]:8080", "http://[:]", "http://[1::2::3]:3000"])
 def test_a_cors_setting_that_is_no_origin_stops_the_start(setting: str) -> None:
     with pytest.raises(ValueError, match=r"GIN_CORS_ORIGINS: .* is not an origin"):
         create_app({"CORS_ORIGINS": setting})
+
+
+@pytest.mark.parametrize(("setting", "problem"), [
+    ("http://[0:0:0:0:0:0:0:1]:3000", "is not written as browsers send it: http://[::1]:3000"),
+    ("https://play.example.com:443", "is not written as browsers send it, without the default port: "
+                                     "https://play.example.com"),
+    ("http://localhost:03000", "is not written as browsers send it: http://localhost:3000"),
+    ("http://localhost:65536", "has no valid port: 65536"),
+    ("http://[::ffff:7f00:1]", "is an IPv4-mapped address: give the IPv4 origin"),
+])
+def test_a_cors_origin_no_browser_would_send_stops_the_start(setting: str, problem: str) -> None:
+    """An origin that browsers always write otherwise would silently never match (found by a review)."""
+    with pytest.raises(ValueError, match=re.escape(f"GIN_CORS_ORIGINS: {setting!r} {problem}")):
+        create_app({"CORS_ORIGINS": f"https://ok.example, {setting}"})
 
 
 def test_method_not_allowed_keeps_allow_header(call: Call) -> None:

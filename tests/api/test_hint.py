@@ -68,6 +68,8 @@ def test_the_knock_margin_decides_between_knocking_and_playing_on(call: Call) ->
     assert 0 < knock["expected_points"] < 20
     assert patient["action"] == {"type": "discard", "card": "9h"}
     assert "less than the 20 points" in patient["reason"]
+    assert patient["close_call"]  # declined by less than 2 points (CLOSE_TO_THE_MARGIN)
+    assert not call("POST", "/v1/hint", json={**KNOCK_STATE, "knock_margin": 40}).get_json()["close_call"]
     eager = call("POST", "/v1/hint", json={**KNOCK_STATE, "knock_margin": 0}).get_json()
     assert eager["action"] == {"type": "knock", "card": "9h"}
     assert (eager["melds"], eager["deadwood_cards"]) == ([["As", "2s", "3s"], ["7h", "7d", "7c"], ["Jd", "Qd", "Kd"]],

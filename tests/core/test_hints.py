@@ -135,8 +135,9 @@ def every_move(state: GameState) -> Iterator[Action]:
             yield Action(kind, card)
 
 
-def reachable_states(count: int, seed: int) -> Iterator[tuple[GameState, Rules]]:
-    """States met while playing hands with a mix of random and greedy moves."""
+def reachable_states(count: int, seed: int, near_the_end: bool = False) -> Iterator[tuple[GameState, Rules]]:
+    """States met while playing hands with a mix of random and greedy moves; ``near_the_end``: only those within
+    three cards of the stock's end, from hands that seldom knock."""
     rng = random.Random(seed)
     found = 0
     for game in itertools.count():
@@ -144,25 +145,26 @@ def reachable_states(count: int, seed: int) -> Iterator[tuple[GameState, Rules]]
             return
         rules = RULE_SETS[game % len(RULE_SETS)]
         table = Table.shuffled(rules, rng, dealer=rng.randrange(2))
-        for _ in range(30):
+        for _ in range(100 if near_the_end else 30):
             if table.over or found == count:
                 break
             state = table.view()
-            yield state, rules
-            found += 1
+            if not near_the_end or state.stock_count - rules.stock_end <= 3:
+                yield state, rules
+                found += 1
             moves = table.legal_actions()
             knocks = [m for m in moves if m.type in ("knock", "gin", "big_gin")]
-            if knocks and rng.random() < 0.5:
+            if knocks and rng.random() < (0.1 if near_the_end else 0.5):
                 table.play(rng.choice(knocks))
-            elif state.phase == "discard" and rng.random() < 0.7:
+            elif (discards := [m for m in moves if m.type == "discard"]) and rng.random() < 0.7:
                 hand = hand_from_cards(state.hand)
-                discards = [m for m in moves if m.type == "discard"]
                 table.play(min(discards, key=lambda m: min_deadwood(hand & ~card_bit(m.card or 0))))
             else:
                 table.play(rng.choice(moves))
 
 
 STATES = list(reachable_states(160, seed=11))
+LATE_STATES = list(reachable_states(150, seed=12, near_the_end=True))
 
 
 def test_reachable_states_cover_every_phase_and_preset() -> None:
@@ -171,6 +173,8 @@ def test_reachable_states_cover_every_phase_and_preset() -> None:
     assert any(r.oklahoma for _, r in STATES) and any(r.discard_pickup_allowed for _, r in STATES)
     first_discards = [s for s, r in STATES if r.eleven_card_deal and s.stock_count == 31 and not s.discard_pile]
     assert first_discards and all(s.phase == "discard" and len(s.hand) == 11 for s in first_discards)
+    one_draw_left = [(s, r) for s, r in LATE_STATES if s.phase == "discard" and 2 <= s.stock_count - r.stock_end <= 3]
+    assert any(a.type == "knock" for s, r in one_draw_left for a in legal_actions(s, r))
 
 
 @pytest.mark.parametrize("index", range(0, len(STATES), 4))
@@ -181,9 +185,9 @@ def test_legal_actions_match_the_rules(index: int) -> None:
     assert set(listed) == {a for a in every_move(state) if is_legal(state, rules, a)}
 
 
-@pytest.mark.parametrize("index", range(len(STATES)))
+@pytest.mark.parametrize("index", range(len(STATES + LATE_STATES)))
 def test_advice_is_always_legal(index: int) -> None:
-    state, rules = STATES[index]
+    state, rules = (STATES + LATE_STATES)[index]
     advice = hint(state, rules, seed=index, config=FAST)
     assert is_legal(state, rules, advice.action)
     assert advice.alternatives[0].action == advice.action
@@ -1007,6 +1011,19 @@ def test_a_knock_lays_out_the_melds_that_leave_the_least_to_lay_off() -> None:
     theirs = min_deadwood(hand_from_cards(opponent))
     assert advice.alternatives[0].expected_points == pytest.approx(theirs - 2)  # nothing laid off
     assert "keeping 7s 7h 7d 7c, 8s 9s Ts Js Qs" in advice.reason
+
+
+@pytest.mark.parametrize("pile", [10, 29])  # 29: our last draw, one card above the stock's end
+def test_a_take_to_knock_shows_the_layout_the_knock_lays_down(pile: int) -> None:
+    """The same hand without 7c, which the opponent has just thrown: taking it allows that knock, and the
+    draw phase shows the four sevens the knock will lay down, not the run 7s-Qs (found by a review)."""
+    opponent = cards("6s Kh Qh 9d Jc Tc 8h 5d 3h Ah")
+    start = situation(cards("7s 7h 7d 8s 9s Ts Js Qs 2c Kd"), "draw", pile=pile, held=(*opponent, parse_card("7c")))
+    state = replace(start, discard_pile=(*start.discard_pile[:-1], parse_card("7c")),
+                    opponent_discards=(*start.opponent_discards[:-1], parse_card("7c")))
+    advice = hint(state, Rules(), revealed=hand_from_cards(opponent))
+    assert advice.action == Action("take_upcard") and advice.alternatives[0].then_discard == parse_card("Kd")
+    assert advice.layout.melds == (hand_from_cards(cards("7s 7h 7d 7c")), hand_from_cards(cards("8s 9s Ts Js Qs")))
 
 
 def test_keeps_away_from_what_the_opponent_collects() -> None:
