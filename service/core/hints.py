@@ -1151,7 +1151,7 @@ def _discard_hint(context: _Context) -> Hint:
         play_on = _play_on_points(context, hand & ~card_bit(continues[0].card), continues[0].card)
         # On a tie the knock: meanwhile the opponent's hand only improves, which the samples do not show.
         take_knock = _points_apart(best_knock.expected_points, play_on) >= 0
-    threshold = context.knock_threshold() if play_on is None else play_on
+    threshold = context.knock_threshold() if play_on is None else min(context.knock_threshold(), play_on)
     if take_knock:
         assert best_knock is not None
         alternatives = knock_alternatives + continue_alternatives
@@ -1290,7 +1290,7 @@ def _draw_hint(context: _Context) -> Hint:
         kept = hand | card_bit(top)
         if take.then_discard is not None:  # None: big gin, all eleven kept
             kept &= ~card_bit(take.then_discard)
-        layout = take.layout if take.layout is not None else best_arrangement(kept)  # a knock's: its own
+        layout = take.layout if take.layout is not None else best_arrangement(kept)  # a take to knock: its layout
     return Hint(choice, alternatives, close, reason, layout, len(context.samples))
 
 
