@@ -38,9 +38,14 @@ class App(Flask):
         text/html page."""
         answer = super().make_default_options_response()
         answer.headers["Allow"] = ", ".join(sorted(answer.allow))
-        answer.status_code = 204
-        del answer.headers["Content-Type"]
-        return answer
+        return no_content(answer)
+
+
+def no_content(answer: Response) -> Response:
+    """``answer`` as a 204, without the text/html type an empty response gets by default."""
+    answer.status_code = 204
+    del answer.headers["Content-Type"]
+    return answer
 
 
 def _exactly(origin: str) -> str | re.Pattern[str]:
@@ -78,7 +83,7 @@ def pass_preflights_to_unknown_paths() -> Response | None:
     to fetch", like a service that is down."""
     if (request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers
             and isinstance(request.routing_exception, NotFound)):
-        return Response(status=204)
+        return no_content(Response())
     return None
 
 

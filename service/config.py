@@ -4,7 +4,7 @@
 |---|---|---|
 | ``GIN_MAX_BODY_BYTES`` | 65536 | Largest request body, except batch (413 above it). |
 | ``GIN_BATCH_MAX_BODY_BYTES`` | 2097152 | Largest body of ``POST /v1/hands/analyze/batch``. |
-| ``GIN_LOG_LEVEL`` | INFO | Level of the application's own log. |
+| ``GIN_LOG_LEVEL`` | INFO | Level of the application's own log (DEBUG, INFO, WARNING, ERROR, CRITICAL; any case). |
 | ``GIN_CORS_ORIGINS`` | (none) | Web origins whose pages may call the API from a browser (CORS): ``*``, or |
 | | | origins separated by commas (``https://play.example.com,http://localhost:3000``). |
 
@@ -47,15 +47,30 @@ API_SETTINGS: dict[str, Any] = {
 }
 
 
-def environment_integer(name: str, default: int, environ: Mapping[str, str] = os.environ) -> int:
-    """The integer in variable ``name``, ``default`` if it is unset or empty; a ValueError naming it otherwise."""
+def environment_integer(name: str, default: int, environ: Mapping[str, str] = os.environ, *, minimum: int = 0) -> int:
+    """The integer in variable ``name``, ``default`` if it is unset or empty; a ValueError naming it when it is no
+    integer or is below ``minimum``."""
     raw = environ.get(name) or ""
     if not raw:
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def log_level(setting: str) -> str:
+    """``GIN_LOG_LEVEL`` as the logging module names it (any case is taken); a ValueError for any other word."""
+    level = setting.strip().upper()
+    if level not in LOG_LEVELS:
+        raise ValueError(f"GIN_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)} (in any case), got {setting!r}")
+    return level
 
 
 ORIGIN = re.compile(r"(?P<scheme>https?)://(?P<host>[A-Za-z0-9.-]+|\[(?P<ipv6>[0-9A-Fa-f:.]+)\])(:(?P<port>[0-9]{1,5}))?"
@@ -104,8 +119,8 @@ def _origin_problem(origin: str) -> str | None:
 
 
 def _environment_value(name: str, default: int | str, environ: Mapping[str, str]) -> int | str:
-    if isinstance(default, int):
-        return environment_integer(name, default, environ)
+    if isinstance(default, int):  # a body size limit
+        return environment_integer(name, default, environ, minimum=1)
     return environ.get(name) or default
 
 
@@ -114,4 +129,5 @@ def load_config(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
     config = dict(API_SETTINGS)
     for key, (variable, default) in DEFAULTS.items():
         config[key] = _environment_value(variable, default, environ)
+    config["LOG_LEVEL"] = log_level(config["LOG_LEVEL"])
     return config

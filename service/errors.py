@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError, UnsupportedM
 from .core.cards import CardError
 from .core.errors import FieldError
 from .core.rules import RulesError
-from .core.scoring import IllegalKnockError
+from .core.scoring import GameError, IllegalKnockError
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
@@ -172,6 +172,8 @@ def handle_domain_error(error: ValueError) -> Response:
     if isinstance(error, FieldError | CardError) and error.field is not None:
         message = error.message if isinstance(error, FieldError) else str(error)
         at: object = [message] if error.index is None else {error.index: [message]}
+        if isinstance(error, GameError) and error.table is not None:
+            at = {error.index: {"tables": {error.table: [message]}}}
         return handle_validation_error(ValidationError({error.field: at}))
     return problem(422, str(error), type_=INVALID_INPUT)
 

@@ -3,7 +3,7 @@
 | Variable | Default | Meaning |
 |---|---|---|
 | ``PORT`` | 8000 | Port to listen on. |
-| ``HOST`` | 0.0.0.0 | Address to bind. |
+| ``HOST`` | 0.0.0.0 | Address to bind (IPv6 with or without brackets: ``::`` is every IPv6 address). |
 | ``WEB_CONCURRENCY`` | CPUs available | Worker processes (the work is CPU-bound: one per core). |
 | ``GUNICORN_THREADS`` | 1 | Threads per worker (above 1: the gthread worker, with keep-alive). |
 | ``GUNICORN_TIMEOUT`` | 30 | Seconds a worker may spend on one request before it is restarted. |
@@ -25,10 +25,16 @@ from gunicorn.glogging import Logger
 from service import observability
 from service.config import environment_integer
 
+
+def bind_address(host: str, port: int) -> str:
+    """gunicorn's ``host:port``, with an IPv6 address put in brackets (``::``: every address)."""
+    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+
+
 wsgi_app = "service:create_app()"
-bind = f"{os.environ.get('HOST', '0.0.0.0')}:{environment_integer('PORT', 8000)}"
-workers = environment_integer("WEB_CONCURRENCY", len(os.sched_getaffinity(0)))
-threads = environment_integer("GUNICORN_THREADS", 1)
+bind = bind_address(os.environ.get("HOST", "0.0.0.0"), environment_integer("PORT", 8000))
+workers = environment_integer("WEB_CONCURRENCY", len(os.sched_getaffinity(0)), minimum=1)
+threads = environment_integer("GUNICORN_THREADS", 1, minimum=1)
 timeout = environment_integer("GUNICORN_TIMEOUT", 30)
 graceful_timeout = environment_integer("GUNICORN_GRACEFUL_TIMEOUT", 30)
 keepalive = environment_integer("GUNICORN_KEEPALIVE", 5)

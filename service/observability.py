@@ -107,7 +107,7 @@ def _metrics() -> _Metrics:
         requests=Counter("http_requests", "HTTP requests answered.", labels, registry=registry),
         latency=Histogram(
             "http_request_duration_seconds",
-            "Time from routing to response, in seconds.",
+            "Time in the application, from the request to its answer, in seconds.",
             labels,
             buckets=LATENCY_BUCKETS,
             registry=registry,
@@ -132,7 +132,7 @@ def init_app(app: Flask) -> None:
     """Add ``GET /metrics`` to ``app``, wrap its WSGI app in ``RequestObserver``, and log its records
     as JSON lines on standard error."""
     app.add_url_rule("/metrics", "metrics", metrics_view, methods=["GET"])
-    app.wsgi_app = RequestObserver(app.wsgi_app, app.url_map)  # type: ignore[method-assign]
+    app.wsgi_app = RequestObserver(app.wsgi_app, app.url_map, app.logger)  # type: ignore[method-assign]
     handler = logging.StreamHandler()
     handler.setFormatter(JSONLogFormatter())
     # Replaces the plain-text handler Flask gives its logger.
@@ -181,9 +181,10 @@ class RequestObserver:
     handling. The route comes from Flask's request, read from the environ (``werkzeug.request``).
     """
 
-    def __init__(self, app: WSGIApplication, url_map: Map) -> None:
+    def __init__(self, app: WSGIApplication, url_map: Map, logger: logging.Logger) -> None:
         self.app = app
         self.url_map = url_map
+        self.logger = logger
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
@@ -204,8 +205,11 @@ class RequestObserver:
             return self.app(environ, start)
         finally:
             metrics.in_progress.dec()
-            _record(environ, request_id, answered[0], _route(answered[1], self.url_map),
-                    answered[1], time.perf_counter() - started)
+            try:
+                _record(environ, request_id, answered[0], _route(answered[1], self.url_map),
+                        answered[1], time.perf_counter() - started)
+            except Exception:  # a full disk or a closed log pipe must not cost the client its answer
+                self.logger.exception("request %s was answered but not recorded", request_id)
 
 
 def _given_or_new_request_id(environ: WSGIEnvironment) -> str:

@@ -19,6 +19,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="fail if the committed file is out of date")
     parser.add_argument("--output", type=Path, default=COMMITTED)
     args = parser.parse_args(argv)
+    if args.output == COMMITTED and not (COMMITTED.parent / "pyproject.toml").exists():
+        print(f"{COMMITTED.parent} is not a source checkout (service is installed there): run this from the "
+              "project's root, or give --output", file=sys.stderr)
+        return 2
     from . import create_app
 
     text = create_app().extensions["openapi"]["yaml"]

@@ -26,7 +26,7 @@ from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, UnsupportedBodyEncoding, problem_body
 from ..observability import REQUEST_ID_HEADER, REQUEST_ID_PATTERN
 from .fields import component_schemas
-from .schemas import BatchAnswer, BatchError, Problem
+from .schemas import BatchAnswer, BatchError, InputSchema, Problem
 
 ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
     # name: (description, example)
@@ -193,14 +193,14 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         spec.components.response("HeadersTooLarge", HEADERS_TOO_LARGE)
 
 
-class NoQuery(Schema):
+class NoQuery(InputSchema):
     """The query string of an operation that takes a JSON body: it must be empty (a parameter there
     would be ignored, e.g. rules meant for the body)."""
 
     error_messages = {"unknown": "not read here: this operation takes its input as a JSON body"}  # noqa: RUF012 (marshmallow reads it from the class)
 
 
-class NoParameters(Schema):
+class NoParameters(InputSchema):
     """The query string of an operation that takes no input: it must be empty (a misspelt or
     misplaced parameter is refused, not ignored)."""
 

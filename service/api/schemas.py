@@ -91,7 +91,20 @@ def _first_card(cards: Hand) -> str:
 
 # --- requests ------------------------------------------------------------------------------
 
-class RequestSchema(Schema):
+class InputSchema(Schema):
+    """Input read from a request: its unknown fields are named in the order they were given."""
+
+    def handle_error(self, error: ValidationError, data: Any, *, many: bool, **kwargs: Any) -> None:
+        """Put the errors of unknown fields in the order of ``data``: marshmallow finds them in a set, whose
+        order changes from one process to another (string hashes are seeded per process)."""
+        messages = error.messages
+        if isinstance(messages, dict) and isinstance(data, Mapping):
+            known = {field.data_key or name for name, field in self.load_fields.items()}
+            for key in [key for key in data if key not in known and key in messages]:
+                messages[key] = messages.pop(key)
+
+
+class RequestSchema(InputSchema):
     """A request, or a part of one, that is a JSON object."""
 
     error_messages = {"type": "expected a JSON object"}  # noqa: RUF012 (marshmallow reads it from the class)

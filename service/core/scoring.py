@@ -231,12 +231,16 @@ class GameResult:
 
 class GameError(FieldError):
     """A game record that cannot be scored: ``field`` is the list of records (``hands`` or ``deals``), ``index``
-    the record at fault, ``message`` what is wrong."""
+    the record at fault, ``table`` the table of a partnership deal at fault (None: the record as a whole),
+    ``message`` what is wrong."""
 
     index: int
 
-    def __init__(self, field: str, message: str, index: int) -> None:
+    def __init__(self, field: str, message: str, index: int, table: int | None = None) -> None:
         super().__init__(field, message, index)
+        self.table = table
+        if table is not None:
+            self.args = (f"{field}/{index}/tables/{table}: {message}",)
 
 
 EXTRA_BOXES = (0, 1, 2, 4)
@@ -364,7 +368,7 @@ def score_partnership_game(deals: Sequence[tuple[HandRecord, HandRecord]], rules
             try:
                 check_hand_record(hand, rules)
             except ValueError as error:
-                raise GameError("deals", f"table {table}: {error}", index) from None
+                raise GameError("deals", str(error), index, table) from None
     records = tuple(partnership_deal(*tables) for tables in deals)
     return records, _score_records(records, rules, None, "team", "deal")
 

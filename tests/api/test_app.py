@@ -39,6 +39,12 @@ def test_config_defaults_and_errors() -> None:
     assert config["API_VERSION"] == __version__
     with pytest.raises(ValueError, match="GIN_MAX_BODY_BYTES must be an integer"):
         load_config({"GIN_MAX_BODY_BYTES": "lots"})
+    with pytest.raises(ValueError, match=r"^GIN_BATCH_MAX_BODY_BYTES must be at least 1, got 0$"):
+        load_config({"GIN_BATCH_MAX_BODY_BYTES": "0"})  # was taken: every batch a 413 'limit of 0 bytes'
+    assert (config["LOG_LEVEL"], load_config({"GIN_LOG_LEVEL": "debug"})["LOG_LEVEL"]) == ("INFO", "DEBUG")
+    with pytest.raises(ValueError, match=r"^GIN_LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL "
+                                         r"\(in any case\), got 'verbose'$"):
+        load_config({"GIN_LOG_LEVEL": "verbose"})  # was a traceback from logging at the first create_app
 
 
 # The reason phrases of RFC 9110, section 15: a problem's title is its status's phrase.
@@ -196,6 +202,7 @@ def test_a_page_reads_the_404_of_a_mistyped_path(client: FlaskClient) -> None:
     allowing = create_app({"CORS_ORIGINS": PAGE}).test_client()
     answer = allowing.options("/v1/hints", headers=preflight)
     assert answer.status_code == 204 and answer.headers["Access-Control-Allow-Origin"] == PAGE
+    assert "Content-Type" not in answer.headers  # no body, so no type (it said text/html)
     missing = allowing.post("/v1/hints", json={}, headers={"Origin": PAGE})
     assert missing.status_code == 404 and missing.headers["Access-Control-Allow-Origin"] == PAGE
     assert missing.get_json()["detail"] == "no resource at /v1/hints; see /docs/"
@@ -307,6 +314,9 @@ def test_unexpected_error_is_a_500_that_leaks_nothing(caplog: pytest.LogCaptureF
         (GameError("hands", "the knocker has 12 deadwood", 3),
          {"detail": "hands/3: the knocker has 12 deadwood",
           "errors": [{"pointer": "#/hands/3", "detail": "the knocker has 12 deadwood"}]}),
+        (GameError("deals", "a hand won scores at least 1 point", 2, 1),
+         {"detail": "deals/2/tables/1: a hand won scores at least 1 point",
+          "errors": [{"pointer": "#/deals/2/tables/1", "detail": "a hand won scores at least 1 point"}]}),
     ],
 )
 def test_a_core_error_that_escapes_a_view_is_a_422_not_a_500(error: Exception, expected: dict[str, Any]) -> None:
@@ -353,6 +363,20 @@ def test_unknown_body_field_is_named(call: Call) -> None:
     body = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "colour": "red"}), 422)
     assert body["errors"] == [{"pointer": "#/colour",
                                "detail": "unknown field: expected only drawn_from_discard, hand, rules, upcard"}]
+
+
+@pytest.mark.parametrize("names", ["abcdefgh", "hgfedcba"])
+def test_unknown_fields_are_named_in_the_order_given(call: Call, names: str) -> None:
+    """The same request gets the same answer from every process: marshmallow finds unknown fields in a set,
+    whose order follows the process's string hashes (one of the two orders here fails without the fix)."""
+    body = _problem(call("POST", "/v1/layoffs", json=dict.fromkeys(names, 1)), 422)
+    assert [error["pointer"] for error in body["errors"]] == ["#/knocker_melds", "#/defender",
+                                                               *(f"#/{name}" for name in names)]
+    nested = _problem(call("POST", "/v1/games/score", json={"hands": [{"winner": 0, "points": 5,
+                                                                        **dict.fromkeys(names, 1)}]}), 422)
+    assert [error["pointer"] for error in nested["errors"]] == [f"#/hands/0/{name}" for name in names]
+    query = _problem(call("GET", "/v1/rules?" + "&".join(f"{name}=1" for name in names)), 422)
+    assert [error["parameter"] for error in query["errors"]] == list(names)
 
 
 def test_a_field_name_is_escaped_in_its_pointer(call: Call) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 from flask import Flask
+from gunicorn.util import parse_address
 from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -54,6 +55,16 @@ def test_spec_check_command_detects_drift(tmp_path: Path) -> None:
     assert spec_main(["--check", "--output", str(stale)]) == 1
     assert spec_main(["--output", str(stale)]) == 0
     assert spec_main(["--check", "--output", str(stale)]) == 0
+
+
+def test_spec_command_refuses_to_write_beside_an_installed_package(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Installed without -e, the package's parent is site-packages: nothing is written or compared there."""
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    monkeypatch.setattr("service.spec.COMMITTED", site / "openapi.yaml")
+    assert spec_main([]) == 2 and spec_main(["--check"]) == 2
+    assert not any(site.iterdir()) and "not a source checkout" in capsys.readouterr().err
 
 
 def test_spec_is_valid_openapi(spec: dict[str, Any]) -> None:
@@ -232,8 +243,15 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
     conf = importlib.reload(conf)
     assert (conf.bind, conf.workers, conf.timeout, conf.accesslog) == ("0.0.0.0:9123", 3, 7, None)
     assert conf.wsgi_app == "service:create_app()" and conf.control_socket_disable
+    for host, address in {"::": ("::", 9123), "[::1]": ("::1", 9123), "127.0.0.1": ("127.0.0.1", 9123)}.items():
+        monkeypatch.setenv("HOST", host)  # an IPv6 address as is ('::' was ':::9123', which gunicorn refused)
+        assert parse_address(importlib.reload(conf).bind) == address
     monkeypatch.setenv("GUNICORN_TIMEOUT", "30s")
     with pytest.raises(ValueError, match=r"^GUNICORN_TIMEOUT must be an integer, got '30s'$"):
+        importlib.reload(conf)
+    monkeypatch.setenv("GUNICORN_TIMEOUT", "7")
+    monkeypatch.setenv("WEB_CONCURRENCY", "0")
+    with pytest.raises(ValueError, match=r"^WEB_CONCURRENCY must be at least 1, got 0$"):
         importlib.reload(conf)
     monkeypatch.undo()
     importlib.reload(conf)  # the defaults again, for the tests that read them

@@ -235,8 +235,8 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
           "rules": {"oklahoma": True, "oklahoma_extra_boxes": True, "oklahoma_spades_double": False}}, "#/hands/0",
          "oklahoma_spades_double is off"),
         ({"hands": [{"winner": 1, "points": 0}], "rules": "hoyle"}, "#/hands/0", "at least 1 point"),
-        ({"deals": [{"tables": [{"winner": 0, "points": 9}, {"winner": 1, "points": 0}]}]}, "#/deals/0",
-         "table 1: a hand won scores at least 1 point"),
+        ({"deals": [{"tables": [{"winner": 0, "points": 9}, {"winner": 1, "points": 0}]}]}, "#/deals/0/tables/1",
+         "a hand won scores at least 1 point"),
     ],
 )
 def test_game_input_errors(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]

@@ -207,15 +207,15 @@ def test_a_team_scores_the_extra_boxes_of_both_its_tables() -> None:
     rules = resolve_rules("oklahoma", {"oklahoma_extra_boxes": True})
     hands, result = score_partnership_game([(HandRecord(0, 30, 1), HandRecord(0, 40, 2))], rules)
     assert hands == (HandRecord(0, 70, 3),) and result.boxes == (4, 0)
-    with pytest.raises(GameError, match="table 1: extra boxes are 1"):
+    with pytest.raises(GameError, match=r"^deals/0/tables/1: extra boxes are 1"):
         score_partnership_game([(HandRecord(0, 30, 1), HandRecord(0, 40, 3))], rules)
 
 
 def test_partnership_tables_are_checked_each() -> None:
-    with pytest.raises(GameError, match="deals/1: table 1: a hand won scores at least 1 point") as caught:
+    with pytest.raises(GameError, match=r"^deals/1/tables/1: a hand won scores at least 1 point ") as caught:
         score_partnership_game([(HandRecord(0, 20), HandRecord(1, 5)), (HandRecord(0, 20), HandRecord(1, 0))],
                                resolve_rules("partnership"))
-    assert caught.value.index == 1
+    assert (caught.value.index, caught.value.table) == (1, 1)
     hands, result = score_partnership_game([(HandRecord(0, 20), HandRecord(1, 5))], resolve_rules("partnership"))
     assert hands == (HandRecord(0, 15),) and result.running_totals == ((15, 0),)
 

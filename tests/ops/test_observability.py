@@ -220,6 +220,27 @@ def test_an_exception_that_escapes_flask_is_counted_logged_and_leaves_nothing_in
     assert sample(client, "http_requests_in_progress") == in_progress
 
 
+def test_a_request_log_that_cannot_be_written_costs_the_answer_nothing(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Standard output piped to a reader that is gone (or a full disk): the client still gets its
+    answer, and the failure goes to standard error, naming the request."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    monkeypatch.setattr(observability, "request_log", observability.RequestLog(write_end))
+    app = Flask("unlogged")
+    observability.init_app(app)  # after capsys took standard error: the handler writes to the capture
+    app.get("/ok")(lambda: "fine")
+    try:
+        answer = app.test_client().get("/ok", headers={"X-Request-ID": "lost-log-1"})
+    finally:
+        os.close(write_end)
+    assert (answer.status_code, answer.get_data(as_text=True)) == (200, "fine")
+    [line] = capsys.readouterr().err.splitlines()
+    entry = json.loads(line)
+    assert (entry["level"], entry["message"]) == ("ERROR", "request lost-log-1 was answered but not recorded")
+    assert entry["exception"].endswith("BrokenPipeError: [Errno 32] Broken pipe")
+
+
 def test_a_failure_is_logged_as_one_json_line_with_the_request_id(capsys: pytest.CaptureFixture[str]) -> None:
     """A served 500: the traceback goes to standard error inside one JSON line that names the
     request, so a log pipeline that reads JSON lines keeps it whole and can join it to the request."""
