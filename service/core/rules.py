@@ -137,7 +137,7 @@ RULE_PARAMETERS: tuple[RuleParameter, ...] = (
     RuleParameter("box_bonus", "Line or box bonus per hand won (and per extra box), added at the end.", 0, 1000),
     RuleParameter(
         "shutout",
-        "When the loser scored nothing: double the game bonus, double the winner's whole score, or nothing.",
+        "When the loser won no hand: double the game bonus, double the winner's whole score, or nothing.",
         choices=get_args(Shutout),
     ),
     RuleParameter("discard_pickup_allowed", "A card taken from the discard pile may be discarded in the same turn "

@@ -299,8 +299,8 @@ def _least_win(rules: Rules) -> int:
 def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
     """Running totals, and once a player reaches the target: game, box and shutout bonuses.
 
-    A shutout is a game in which the loser scored nothing; unless a bonus is 0, that is a game in
-    which it won no hand.
+    A shutout is a game in which the loser won no hand (seed 001's words). Seed 003's "failed to score anything
+    at all" is the same game unless a bonus is 0: a hand won for 0 points still earns a box.
     """
     return _score_records(hands, rules, check_hand_record)
 
@@ -337,7 +337,7 @@ def _score_records(hands: Sequence[HandRecord], rules: Rules, check: Callable[[H
             tuple(running), (won[0], won[1]), (boxes[0], boxes[1]), False, None, 0, box_points, False, final, 0, None
         )
     loser = 1 - winner
-    shutout = totals[loser] == 0 and rules.shutout != "none"
+    shutout = won[loser] == 0 and rules.shutout != "none"
     bonus = rules.game_bonus * (2 if shutout and rules.shutout == "double_bonus" else 1)
     scores = [totals[0] + box_points[0], totals[1] + box_points[1]]
     scores[winner] += bonus

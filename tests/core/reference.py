@@ -300,22 +300,23 @@ def game_score(hands: Iterable[Record], target: int, game_bonus: int, box_bonus:
     the lower final score pays the higher at the end (nothing while the game goes on).
 
     Hands count until a player's points reach ``target``. Each hand won is a box (with its extra boxes)
-    worth ``box_bonus``; the player who reached the target gets ``game_bonus``; if the loser scored no
-    points, that is a shutout, which doubles the game bonus (``double_bonus``) or the winner's whole score
+    worth ``box_bonus``; the player who reached the target gets ``game_bonus``; if the loser won no hand,
+    that is a shutout, which doubles the game bonus (``double_bonus``) or the winner's whole score
     (``double_score``). A game nobody has won yet scores the points and boxes so far.
     """
-    points, boxes, played, winner = [0, 0], [0, 0], 0, None
+    points, boxes, won, played, winner = [0, 0], [0, 0], [0, 0], 0, None
     for hand_winner, hand_points, extra in hands:
         if winner is not None:
             break
         played += 1
         if hand_winner is not None:
             points[hand_winner] += hand_points
+            won[hand_winner] += 1
             boxes[hand_winner] += 1 + extra
         winner = next((player for player in (0, 1) if points[player] >= target), None)
     final = [points[player] + boxes[player] * box_bonus for player in (0, 1)]
     if winner is not None:
-        shut_out = points[1 - winner] == 0 and shutout != "none"
+        shut_out = won[1 - winner] == 0 and shutout != "none"
         final[winner] += game_bonus * (2 if shut_out and shutout == "double_bonus" else 1)
         final[winner] *= 2 if shut_out and shutout == "double_score" else 1
     return played, (final[0], final[1]), winner, 0 if winner is None else abs(final[0] - final[1])
