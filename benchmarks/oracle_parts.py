@@ -68,10 +68,9 @@ def revealing_prepare(parts: frozenset[str], truth: list[int], share: float = 1.
     prepare = hints._prepare
 
     def prepare_revealing(state: hints.GameState, rules: Rules, seed: int, config: hints.EngineConfig,
-                          threats: bool, budget: hints.TimeBudget | None = None, revealed: int = 0
-                          ) -> hints._Context:
-        context = prepare(state, rules, seed, config, threats, budget, revealed)
-        told = prepare(state, rules, seed, config, threats, budget, revealed=truth[0])
+                          budget: hints.TimeBudget | None = None, revealed: int = 0) -> hints._Context:
+        context = prepare(state, rules, seed, config, budget, revealed)
+        told = prepare(state, rules, seed, config, budget, revealed=truth[0])
         for part in parts:
             belief = getattr(told, PARTS[part]) if share == 1 else mixed(context, told, part, share)
             setattr(context, PARTS[part], belief)

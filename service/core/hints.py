@@ -115,7 +115,7 @@ from .cards import (
     iter_cards,
 )
 from .errors import FieldError, describe_value
-from .knocks import knock_limit, knock_options, score_doubled
+from .knocks import KnockOption, knock_limit, knock_options, score_doubled
 from .layoffs import best_defence
 from .melds import Arrangement, Meld, best_arrangement, min_deadwood
 from .rules import Rules
@@ -558,11 +558,15 @@ def knock_rules(state: GameState, rules: Rules) -> Rules:
     return replace(rules, discard_pickup_allowed=rules.stock_end_discard == "take_to_knock_any")
 
 
+def _finish_action(option: KnockOption) -> Action:
+    """The move that makes a knock option: gin or a knock, with its discard."""
+    return Action("gin" if option.gin else "knock", option.card)
+
+
 def _finishing_moves(hand: Hand, state: GameState, rules: Rules, taken: Card | None) -> list[Action]:
     """The knocks, gins (one per allowed discard) and big gin of an eleven-card ``hand``, ``taken`` being the
     card it took from the pile (which Game Colony's stock-end offer lets it knock with)."""
-    actions = [Action("gin" if option.gin else "knock", option.card)
-               for option in knock_options(hand, knock_rules(state, rules), state.upcard, taken)]
+    actions = [_finish_action(option) for option in knock_options(hand, knock_rules(state, rules), state.upcard, taken)]
     if rules.big_gin_bonus is not None and min_deadwood(hand) == 0:
         actions.append(Action("big_gin"))
     return actions
@@ -733,20 +737,26 @@ class _Context:
         if found is not None:
             return found
         hold = self.lookahead(hand)[0]
-        base = self.deadwood(hand)
-        drop, _ = self.best_drop(hand)
-        partners = meld_partners(hand)
         total = 0.0
-        for card, weight in self.draw_weights:
-            after = hold
-            if partners >> card & 1 or drop + _VALUES[card] < base:
-                drawn = hand | 1 << card
-                _, out = self.best_drop(drawn)
-                if out != card:
-                    after = min(hold, self.lookahead(drawn & ~(1 << out))[0])
+        for card, weight, out in self.replaced_by_draws(hand):
+            after = hold if out is None else min(hold, self.lookahead((hand | 1 << card) & ~(1 << out))[0])
             total += weight * after
         found = self.second[hand] = total
         return found
+
+    def replaced_by_draws(self, hand: Hand) -> Iterator[tuple[Card, float, Card | None]]:
+        """Each stock card that may be drawn to the ten cards ``hand``, its weight, and the card of the hand
+        whose removal then leaves the least deadwood; None where that is the drawn card, or where the drawn card
+        neither melds with two cards of the hand nor lowers its deadwood (it is thrown back)."""
+        base = self.deadwood(hand)
+        drop, _ = self.best_drop(hand)
+        partners = meld_partners(hand)
+        for card, weight in self.draw_weights:
+            out = None
+            if partners >> card & 1 or drop + _VALUES[card] < base:
+                _, best = self.best_drop(hand | 1 << card)
+                out = None if best == card else best
+            yield card, weight, out
 
     def danger(self, card: Card) -> float:
         """Chance (over the samples) that the opponent can meld ``card``."""
@@ -816,8 +826,8 @@ class _Context:
         deadwood (``lowering``, from ``lookahead``) or form a meld with two or more of them."""
         return lowering | meld_partners(kept) & self.checked.unseen
 
-    def best_continuation(self, hand11: Hand, forbidden: Card | None, second_draw: bool = False
-                          ) -> list[_Continue]:
+    def ranked_continuations(self, hand11: Hand, forbidden: Card | None, second_draw: bool = False
+                             ) -> list[_Continue]:
         """Every allowed discard of an 11-card hand, best first. With ``second_draw`` the discards within
         ``second_draw_margin`` of the best are scored again after two draws, and rank first."""
         options = sorted((self.continuation(hand11, c) for c in iter_cards(hand11) if c != forbidden),
@@ -847,13 +857,10 @@ class _Context:
             return 0.0  # the hand is a draw
         return self.defence(kept, card, pile_only=True, cautious=True)[1]  # it may take our card only to knock
 
-    def knock_threshold(self) -> float:
-        """The expected points a knock must exceed to be made: ``knock_margin``, or 0 on our last turn."""
-        return 0.0 if self.last_turn() else self.config.knock_margin
-
     def worth_knocking(self, knock: _Knock) -> bool:
-        """Whether to make ``knock`` (gin always) rather than play on."""
-        return knock.deadwood == 0 or not self.samples or knock.expected_points > self.knock_threshold()
+        """Whether to make ``knock`` (gin always) rather than play on: its expected points exceed ``knock_margin``
+        (our last turn weighs a knock against the discards instead: ``_knock_beats``)."""
+        return knock.deadwood == 0 or not self.samples or knock.expected_points > self.config.knock_margin
 
     def one_draw_left(self) -> bool:
         """Whether one draw of ours is left after this discard: the opponent draws next, then we make the hand's
@@ -1062,9 +1069,10 @@ def deadwood_worth(deadwood: int, limit: int, config: EngineConfig) -> float:
     return float(deadwood)
 
 
-def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig, threats: bool,
+def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig,
              budget: TimeBudget | None = None, revealed: Hand = 0) -> _Context:
-    """Validate the state and sample the opponent (and its next-turn threats when asked)."""
+    """Validate the state and sample the opponent and its next-turn threats (the defence term, and on our last
+    turns the value of every discard and of playing on, need them)."""
     checked = _reveal(check_state(state, rules), revealed)
     upcard = state.upcard
     doubled = score_doubled(rules, upcard)
@@ -1073,8 +1081,7 @@ def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig, th
     context = _Context(state, rules, checked, config, limit=limit, worth=worth, doubling=2 if doubled else 1,
                        against_knocks=_points_against_knocks(rules), budget=budget, seed=seed)
     _sample_opponents(context, random.Random(seed))
-    if threats:
-        _find_threats(context)
+    _find_threats(context)
     return context
 
 
@@ -1105,8 +1112,7 @@ def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = D
     benchmarks' oracle shows the engine the whole hand this way): the engine treats them as known
     cards, but they are not checked against the turns as ``opponent_hand_known`` is.
     """
-    context = _prepare(state, rules, seed, config, threats=bool(config.defence_weight), budget=budget,
-                       revealed=revealed)
+    context = _prepare(state, rules, seed, config, budget=budget, revealed=revealed)
     advice = _discard_hint(context) if state.phase == "discard" else _draw_hint(context)
     return replace(advice, time_budget_reached=budget is not None and budget.spent())
 
@@ -1124,7 +1130,7 @@ class OpponentModel:
 def model_opponent(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = DEFAULT_CONFIG,
                    revealed: Hand = 0) -> OpponentModel:
     """The opponent model behind ``hint`` for the same state, rules, seed, config and ``revealed`` cards."""
-    context = _prepare(state, rules, seed, config, threats=True, revealed=revealed)
+    context = _prepare(state, rules, seed, config, revealed=revealed)
     knock_next = sum(threat.weight * len(threat.stock) / threat.stock_size for threat in context.threats)
     return OpponentModel(dict(context.held), {card: context.danger(card) for card in context.meld_chance},
                          knock_next)
@@ -1140,7 +1146,7 @@ def _discard_hint(context: _Context) -> Hint:
     forbidden = rules.banned_discard(state.drawn_from_discard)
     knocks = _knocks(context, hand, state.drawn_from_discard)
     only_to_knock = take_only_to_knock(state, rules)  # the pile card was taken to knock: nothing else is legal
-    continues = [] if only_to_knock else context.best_continuation(hand, forbidden, second_draw=True)
+    continues = [] if only_to_knock else context.ranked_continuations(hand, forbidden, second_draw=True)
     continue_alternatives = [_continue_alternative(c) for c in continues]
     knock_alternatives = [_knock_alternative(k, context) for k in knocks]
     best_knock = knocks[0] if knocks else None
@@ -1151,7 +1157,7 @@ def _discard_hint(context: _Context) -> Hint:
         play_on = _play_on_points(context, hand & ~card_bit(continues[0].card), continues[0].card)
         # On a tie the knock: meanwhile the opponent's hand only improves, which the samples do not show.
         take_knock = _points_apart(best_knock.expected_points, play_on) >= 0
-    threshold = context.knock_threshold() if play_on is None else min(context.knock_threshold(), play_on)
+    threshold = config.knock_margin if play_on is None else min(config.knock_margin, play_on)
     if take_knock:
         assert best_knock is not None
         alternatives = knock_alternatives + continue_alternatives
@@ -1187,7 +1193,7 @@ def _last_turn_discard_hint(context: _Context) -> Hint:
     knock_first = best_knock is not None and _knock_beats(best_knock, ends)
     knock_alternatives = [_knock_alternative(k, context) for k in knocks]
     chosen, *others = knock_alternatives + ends if knock_first else ends + knock_alternatives
-    others.sort(key=lambda a: -a.evaluation)  # stable: knocks before discards on ties
+    others.sort(key=lambda a: -a.evaluation)  # stable: on ties the chosen kind (knocks or discards) first
     alternatives = (chosen, *others)
     close = bool(others) and _points_apart(chosen.evaluation, others[0].evaluation) < CLOSE_POINTS and (
         bool(knocks) or chosen.evaluation != others[0].evaluation)  # all discards alike: nothing to call
@@ -1226,7 +1232,7 @@ def _knocks(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
     if rules.big_gin_bonus is not None and context.deadwood(hand) == 0:
         found.append(context.score_knock(Action("big_gin"), best_arrangement(hand)))
     for option in knock_options(hand, knock_rules(context.state, rules), context.state.upcard, taken):
-        action = Action("gin" if option.gin else "knock", option.card)
+        action = _finish_action(option)
         # The layout expected to score most (the first of equals); nothing is laid off on gin.
         layouts = option.arrangements[:1] if option.gin else option.arrangements
         scored = (context.score_knock(action, layout) for layout in layouts)
@@ -1266,11 +1272,10 @@ def _draw_hint(context: _Context) -> Hint:
         return _last_draw_hint(context, hand, state.discard_pile[-1])
     if take_only_to_knock(state, context.rules):
         return _returned_card_hint(context, hand, state.discard_pile[-1])
-    moves = _legal_actions(state, context.rules, checked)
     stock_action = Action("pass") if state.phase == "first_upcard" else Action("draw_stock")
     stock_value = _stock_value(context, hand)
     stock = Alternative(stock_action, -stock_value, "deadwood")
-    if len(moves) == 1:
+    if checked.refused_upcard:
         return Hint(stock_action, (stock,), False, "The refused first upcard may not be taken now: draw from the "
                     "stock.", best_arrangement(hand), len(context.samples))
     top = state.discard_pile[-1] if state.discard_pile else state.upcard
@@ -1439,10 +1444,9 @@ def _take_value(context: _Context, hand: Hand, top: Card) -> Alternative:
         return knock_take[1]
     drawn = hand | card_bit(top)
     forbidden = rules.banned_discard(top)
-    planned = context.best_continuation(drawn, forbidden, second_draw=True)[0].card  # as the discard phase ranks
+    planned = context.ranked_continuations(drawn, forbidden, second_draw=True)[0].card  # as the discard phase ranks
     best = context.continuation(drawn, planned)  # scored as the stock draw is, after one draw
-    return Alternative(Action("take_upcard"), -best.score, "deadwood", best.deadwood,
-                       outs=tuple(iter_cards(best.outs)), safety=best.safety, then_discard=best.card)
+    return replace(_continue_alternative(best), action=Action("take_upcard"), then_discard=best.card)
 
 
 def _stock_value(context: _Context, hand: Hand) -> float:
@@ -1451,17 +1455,12 @@ def _stock_value(context: _Context, hand: Hand) -> float:
     A drawn card that neither melds nor lowers the deadwood is thrown back; otherwise the discard
     is the one that leaves the least deadwood right away, or the drawn card if that scores better.
     """
-    base = context.deadwood(hand)
-    partners = meld_partners(hand)
-    drop, _ = context.best_drop(hand)
     hold = context.lookahead(hand)[0]
     total = 0.0
-    for card, weight in context.draw_weights:
-        score = hold + context.discard_cost(hand, card)
-        if partners >> card & 1 or drop + card_value(card) < base:
-            drawn = hand | card_bit(card)
-            _, discard = context.best_drop(drawn)
-            score = min(score, context.continuation(drawn, discard).score)
+    for card, weight, out in context.replaced_by_draws(hand):
+        score = hold + context.discard_cost(hand, card)  # thrown back
+        if out is not None:
+            score = min(score, context.continuation(hand | card_bit(card), out).score)
         total += weight * score
     return total
 

@@ -1156,6 +1156,17 @@ def test_sheds_deadwood_when_the_opponent_is_close_to_knocking() -> None:
         assert advice.action == Action("discard", parse_card(thrown_away))
 
 
+def test_the_defence_weight_weighs_the_defence_term_only() -> None:
+    """At weight 0 the opponent's knocks still value our last turn (every discard was worth 0, so a knock lost
+    to a discard; found by a code review)."""
+    last_turns = [(s, r) for s, r in LATE_STATES if s.phase == "discard" and s.stock_count - r.stock_end <= 1]
+    assert len(last_turns) >= 10
+    for state, rules in last_turns:
+        off, faint = (hint(state, rules, config=replace(FAST, defence_weight=weight)) for weight in (0.0, 1e-12))
+        assert off.action == faint.action
+        assert [a.evaluation for a in off.alternatives] == pytest.approx([a.evaluation for a in faint.alternatives])
+
+
 def test_the_defensive_term_hardly_matters_early() -> None:
     hand = cards("As 3s Ah 2h 9h Th Jh Ad 4d 8d 5c")
     early = GameState(hand, "discard", parse_card("3c"), cards("3c Kd Qd"), 28, (), cards("Qd"))
