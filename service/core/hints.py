@@ -1317,7 +1317,7 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
         return Hint(stock.action, (stock,), False, reason, best_arrangement(hand), len(context.samples))
     take = replace(best, action=Action("take_upcard"), then_discard=best.action.card)
     chosen, other = (take, stock) if take.evaluation > stock.evaluation else (stock, take)
-    close = _points_apart(chosen.evaluation, other.evaluation) < context.config.close_margin
+    close = _points_apart(chosen.evaluation, other.evaluation) < CLOSE_POINTS
     if best.action.type == "discard":
         taking = (f"taking {card} and discarding {format_card(best.action.card or 0)} leaves the opponent the last "
                   f"draw, expected {take.evaluation:+.1f} points")
@@ -1402,10 +1402,10 @@ def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     kind = _finish_name(best.action.type == "big_gin", best.deadwood)
     if best.deadwood == 0 or not context.samples or best.expected_points > 0:
         reason = f"Take {card}: it allows {kind}, expected {best.expected_points:+.1f} points against a draw."
-        return Hint(Action("take_upcard"), (take, declined), abs(best.expected_points) < context.config.close_margin,
+        return Hint(Action("take_upcard"), (take, declined), abs(best.expected_points) < CLOSE_POINTS,
                     reason, best.arrangement, len(context.samples))
     reason = f"Pass: the hand is a draw; taking {card} for {kind} is expected to score {best.expected_points:+.1f}."
-    return Hint(Action("pass"), (declined, take), abs(best.expected_points) < context.config.close_margin, reason,
+    return Hint(Action("pass"), (declined, take), abs(best.expected_points) < CLOSE_POINTS, reason,
                 best_arrangement(hand), len(context.samples))
 
 

@@ -1167,6 +1167,17 @@ def test_the_defence_weight_weighs_the_defence_term_only() -> None:
         assert [a.evaluation for a in off.alternatives] == pytest.approx([a.evaluation for a in faint.alternatives])
 
 
+def test_a_draw_between_moves_valued_in_points_is_close_within_a_point() -> None:
+    """The last draw, and the stock end's offer, weigh two moves in expected points: too close to call within
+    ``CLOSE_POINTS`` (they used the discards' margin in deadwood, half as wide; found by a code review)."""
+    states = LATE_STATES + list(reachable_states(150, seed=13, near_the_end=True))
+    weighed = [advice for advice in (hint(s, r, config=FAST) for s, r in states if s.phase != "discard")
+               if len(advice.alternatives) == 2 and {a.unit for a in advice.alternatives} == {"points"}]
+    gaps = [engine._points_apart(*(a.evaluation for a in advice.alternatives)) for advice in weighed]
+    assert any(engine.CLOSE_POINTS / 2 <= gap < engine.CLOSE_POINTS for gap in gaps)
+    assert [advice.close_call for advice in weighed] == [gap < engine.CLOSE_POINTS for gap in gaps]
+
+
 def test_the_defensive_term_hardly_matters_early() -> None:
     hand = cards("As 3s Ah 2h 9h Th Jh Ad 4d 8d 5c")
     early = GameState(hand, "discard", parse_card("3c"), cards("3c Kd Qd"), 28, (), cards("Qd"))
