@@ -1363,8 +1363,9 @@ def _play_on_points(context: _Context, kept: Hand, card: Card) -> float:
 
 
 def _knocks_at_once(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
-    """``_knocks`` of an eleven-card hand, skipped when no discard brings it within the knock limit."""
-    if context.best_drop(hand)[0] > context.limit and context.deadwood(hand) > 0:
+    """``_knocks`` of an eleven-card hand, skipped when no discard brings it within the knock limit (a hand that
+    big gin melds whole always has one: of eleven melded cards, some meld holds four or more)."""
+    if context.best_drop(hand)[0] > context.limit:
         return []
     return _knocks(context, hand, taken)
 
