@@ -4,7 +4,8 @@
 |---|---|---|
 | ``PORT`` | 8000 | Port to listen on. |
 | ``HOST`` | 0.0.0.0 | Address to bind (IPv6 with or without brackets: ``::`` is every IPv6 address). |
-| ``WEB_CONCURRENCY`` | CPUs available | Worker processes (the work is CPU-bound: one per core). |
+| ``WEB_CONCURRENCY`` | CPUs available | Worker processes (the work is CPU-bound: one per core; a container's |
+| | | CPU limit counts, e.g. ``docker run --cpus 2`` on a larger host gives 2). |
 | ``GUNICORN_THREADS`` | 1 | Threads per worker (above 1: the gthread worker, with keep-alive). |
 | ``GUNICORN_TIMEOUT`` | 30 | Seconds a worker may spend on one request before it is restarted. |
 | ``GUNICORN_GRACEFUL_TIMEOUT`` | 30 | Seconds to finish in-flight requests on shutdown. |
@@ -17,7 +18,9 @@
 
 from __future__ import annotations
 
+import math
 import os
+from pathlib import Path
 from typing import Any
 
 from gunicorn.glogging import Logger
@@ -31,9 +34,20 @@ def bind_address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
 
 
+def available_cpus(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
+    """The CPUs this process may run on, capped by its cgroup's CPU limit (cgroup v2: ``quota period``, or
+    ``max`` for none), rounded up."""
+    cpus = len(os.sched_getaffinity(0))
+    try:
+        quota, period = cpu_max.read_text(encoding="ascii").split()
+        return cpus if quota == "max" else max(1, min(cpus, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):  # no cgroup v2 limit to read
+        return cpus
+
+
 wsgi_app = "service:create_app()"
 bind = bind_address(os.environ.get("HOST", "0.0.0.0"), environment_integer("PORT", 8000))
-workers = environment_integer("WEB_CONCURRENCY", len(os.sched_getaffinity(0)), minimum=1)
+workers = environment_integer("WEB_CONCURRENCY", available_cpus(), minimum=1)
 threads = environment_integer("GUNICORN_THREADS", 1, minimum=1)
 timeout = environment_integer("GUNICORN_TIMEOUT", 30)
 graceful_timeout = environment_integer("GUNICORN_GRACEFUL_TIMEOUT", 30)

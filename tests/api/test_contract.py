@@ -257,6 +257,22 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
     importlib.reload(conf)  # the defaults again, for the tests that read them
 
 
+@pytest.mark.parametrize(("cpu_max", "expected"), [
+    ("200000 100000\n", 2), ("150000 100000\n", 2), ("50000 100000\n", 1), ("max 100000\n", None),
+    ("6400000 100000\n", None), ("", None), (None, None)])
+def test_the_default_worker_count_follows_the_container_cpu_limit(
+        tmp_path: Path, cpu_max: str | None, expected: int | None) -> None:
+    """One worker per CPU the container may use: a 2-CPU limit on a larger host is 2 workers, not one per host
+    core (None: the CPUs the process may run on, as without a limit or a readable one)."""
+    import service.gunicorn_conf as conf
+
+    limit = tmp_path / "cpu.max"
+    if cpu_max is not None:
+        limit.write_text(cpu_max, encoding="ascii")
+    cpus = len(os.sched_getaffinity(0))
+    assert conf.available_cpus(limit) == (cpus if expected is None else min(expected, cpus))
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
