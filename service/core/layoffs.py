@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from .cards import RANK_COLUMN, Card, CardError, Hand, card_rank, format_card, format_hand, hand_value
+from .cards import RANK_COLUMN, Card, CardError, Hand, card_rank, check_hand, format_card, format_hand, hand_value
 from .melds import Candidate, best_arrangement, find_melds, is_run, is_valid_meld, merge_runs, pack
 
 
@@ -135,6 +135,14 @@ class LayoffReport:
 
 
 def report_layoffs(knocker_melds: Sequence[int], defender: Hand) -> LayoffReport:
-    """The defender's whole picture against ``knocker_melds`` (``possible_layoffs`` and ``best_defence``)."""
+    """The defender's whole picture against ``knocker_melds`` (``possible_layoffs`` and ``best_defence``);
+    CardError for melds that ``check_knocker_melds`` refuses, or a defender that is no hand or shares a card
+    with them."""
+    check_hand(defender)
+    check_knocker_melds(knocker_melds)
+    shared = defender & sum(knocker_melds)
+    if shared:
+        card = format_card((shared & -shared).bit_length() - 1)
+        raise CardError(f"{card} is in both the defender's hand and a knocker meld", card=card)
     return LayoffReport(is_gin(knocker_melds), tuple(possible_layoffs(knocker_melds, defender)),
                         best_defence(knocker_melds, defender))

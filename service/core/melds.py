@@ -80,7 +80,7 @@ def is_run(meld: Meld) -> bool:
 def is_valid_meld(cards: Hand) -> bool:
     """True for a set of 3-4 cards of one rank or a run of 3+ consecutive cards of one suit."""
     count = cards.bit_count()
-    if count < 3:
+    if count < 3 or cards & ~FULL_DECK:  # also refuses a negative int and the empty bits 13-15 of a lane
         return False
     low = (cards & -cards).bit_length() - 1
     if is_run(cards):

@@ -123,11 +123,13 @@ def score_round(
     drawn_from_discard: Card | None = None,
 ) -> RoundResult:
     """Score a knock: 10 cards (after the discard), or 11 with ``discard``, or 11 melded as big gin."""
-    check_hand(knocker)
-    check_hand(defender)
-    for given in (upcard, discard, drawn_from_discard):
+    for name, hand in (("knocker", knocker), ("defender", defender)):
+        with _input(name):
+            check_hand(hand)
+    for name, given in (("upcard", upcard), ("discard", discard), ("drawn_from_discard", drawn_from_discard)):
         if given is not None:
-            check_card(given)
+            with _input(name):
+                check_card(given)
     if knocker & defender:
         card = format_card((knocker & defender & -(knocker & defender)).bit_length() - 1)
         raise CardError(f"{card} is in both hands", card=card, field="defender")

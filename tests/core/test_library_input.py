@@ -14,9 +14,11 @@ from service.core import (
     HandRecord,
     Rules,
     format_card,
+    is_valid_meld,
     knock_options,
     make_card,
     parse_hand,
+    report_layoffs,
     resolve_rules,
     score_game,
     score_partnership_game,
@@ -59,6 +61,42 @@ ELEVEN = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9s")
 def test_what_is_no_card_or_hand_is_a_card_error(call: Callable[[], object], fragment: str) -> None:
     with pytest.raises(CardError, match=fragment):
         call()
+
+
+@pytest.mark.parametrize(
+    ("given", "field"),
+    [
+        ({"knocker": -1}, "knocker"),
+        ({"defender": 1 << 13}, "defender"),
+        ({"discard": 99}, "discard"),
+        ({"upcard": 99}, "upcard"),
+        ({"drawn_from_discard": -1}, "drawn_from_discard"),
+    ],
+)
+def test_score_round_names_the_input_that_is_no_card_or_hand(given: dict[str, int], field: str) -> None:
+    with pytest.raises(CardError) as raised:
+        score_round(given.get("knocker", ELEVEN), given.get("defender", DEFENDER), Rules(), upcard=given.get("upcard"),
+                    discard=given.get("discard"), drawn_from_discard=given.get("drawn_from_discard"))
+    assert raised.value.field == field
+
+
+def test_a_meld_holds_only_cards_of_the_deck() -> None:
+    assert not is_valid_meld(0b111 << 11)  # Qs Ks and the empty bit above the King
+    assert not is_valid_meld(-7)
+
+
+@pytest.mark.parametrize(
+    ("melds", "defender", "fragment"),
+    [
+        ([make_card(6, 1)], parse_hand("7s 7c"), "is not a set of 3-4 or a run of 3\\+"),  # a card, not a meld
+        ([0b111 << 11], parse_hand("Js"), "is not a set of 3-4 or a run of 3\\+"),
+        ([parse_hand("7h 7d 7s")], parse_hand("7s 7c"), "7s is in both"),
+        ([parse_hand("7h 7d 7s")], -1, "is not a hand"),
+    ],
+)
+def test_report_layoffs_refuses_what_is_no_meld_or_hand(melds: list[int], defender: int, fragment: str) -> None:
+    with pytest.raises(CardError, match=fragment):
+        report_layoffs(melds, defender)
 
 
 def test_the_empty_hand_is_a_hand_of_no_cards() -> None:
