@@ -13,6 +13,7 @@ from service.core import (
     GameError,
     HandRecord,
     Rules,
+    check_hand,
     format_card,
     is_valid_meld,
     knock_options,
@@ -24,7 +25,6 @@ from service.core import (
     score_partnership_game,
     score_round,
 )
-from service.core.cards import check_hand
 from service.core.knocks import knock_limit, report_hand
 from service.core.melds import analyze_drawn_hand
 
