@@ -48,6 +48,10 @@ def test_discard_phase_ranks_every_legal_discard_with_outs_and_safety(call: Call
 def test_the_same_state_and_seed_give_the_same_hint(call: Call) -> None:
     first = call("POST", "/v1/hint", json={**DRAW_STATE, "seed": 7}).get_json()
     assert call("POST", "/v1/hint", json={**DRAW_STATE, "seed": 7}).get_json() == first
+    # Any 32-bit unsigned seed, as documented, and nothing above
+    assert call("POST", "/v1/hint", json={**DRAW_STATE, "seed": 2**32 - 1}).status_code == 200
+    too_big = call("POST", "/v1/hint", json={**DRAW_STATE, "seed": 2**32}).get_json()
+    assert too_big["status"] == 422 and too_big["errors"][0]["pointer"] == "#/seed"
 
 
 def test_the_card_just_taken_may_not_be_discarded(call: Call) -> None:

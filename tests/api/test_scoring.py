@@ -126,6 +126,11 @@ def test_oklahoma_spade_upcard_doubles(call: Call) -> None:
     doubled = call("POST", "/v1/rounds/score", json={**body, "upcard": "6s"}).get_json()
     assert plain["knock_limit"] == 5 and not plain["doubled"]
     assert doubled["doubled"] and doubled["points"] == 2 * spade["points"]
+    # Extra boxes: none for a knock, 2 for gin, doubled on a spade (no test read the field)
+    boxes = {**body, "rules": {"preset": "oklahoma", "oklahoma_extra_boxes": True}}
+    gin = {"knocker": "As 2s 3s 4s 7h 7d 7c Kd Qd Jd", "defender": "5s 6s 8h 9h Th 4d 4c 9c Tc Qc"}
+    assert [call("POST", "/v1/rounds/score", json={**boxes, **hand, "upcard": upcard}).get_json()["extra_boxes"]
+            for hand, upcard in ((body, "6h"), (gin, "8h"), (gin, "8s"))] == [0, 2, 4]
 
 
 @pytest.mark.parametrize(
@@ -188,7 +193,10 @@ def test_game_totals_and_bonuses(call: Call) -> None:
     assert answer["complete"] and answer["winner"] == 0 and answer["hands_won"] == [2, 1]
     assert answer["box_points"] == [40, 20] and answer["game_bonus"] == 100
     assert answer["final_scores"] == [105 + 40 + 100, 30 + 20]
-    assert answer["settlement"] == 245 - 50 and answer["payer"] == 1
+    assert answer["settlement"] == 245 - 50 and answer["payer"] == 1 and not answer["shutout"]
+    shutout = call("POST", "/v1/games/score", json={"hands": [hands[0], hands[3]], "rules": "traditional"}).get_json()
+    assert shutout["shutout"] and shutout["game_bonus"] == 200
+    assert shutout["final_scores"] == [105 + 40 + 200, 0]
 
 
 def test_partnership_deals_combine_tables(call: Call) -> None:
@@ -263,6 +271,8 @@ def test_rules_catalog_lists_every_parameter_and_preset(call: Call) -> None:
     assert [p["name"] for p in catalog["presets"]] == list(PRESETS)
     oklahoma = next(p for p in catalog["presets"] if p["name"] == "oklahoma")
     assert oklahoma["rules"]["oklahoma"] is True and oklahoma["rules"]["target"] == 150
+    knock_limit = next(p for p in catalog["parameters"] if p["name"] == "knock_limit")
+    assert (knock_limit["minimum"], knock_limit["maximum"], knock_limit["default"]) == (0, 10, 10)
 
 
 def test_the_rules_catalog_takes_no_parameters(call: Call) -> None:

@@ -168,6 +168,8 @@ OKLAHOMA_BOXES = {"oklahoma_extra_boxes": True}
          "points are even; got 41"),
         (HandRecord(0, 24, extra_boxes=2), "oklahoma", {**OKLAHOMA_BOXES, "gin_bonus": 25,
                                                          "oklahoma_spades_double": False}, "at least 25 points"),
+        # the extra boxes switched on without Oklahoma: no round wins them (a mutation audit found it untested)
+        (HandRecord(0, 100, extra_boxes=2), "standard", {"oklahoma_extra_boxes": True}, "only under Oklahoma"),
     ],
 )
 def test_a_hand_no_deal_can_produce_is_refused(hand: HandRecord, preset: str, overrides: dict[str, bool] | None,
