@@ -6,7 +6,7 @@ import functools
 import random
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from service.core.cards import (
@@ -452,8 +452,21 @@ def drawn_knocks(draw: st.DrawFn) -> tuple[Rules, Hand, Hand, Card | None, Card 
     return rules, hand_from_cards(knocker), hand_from_cards(defender), upcard, draw(st.sampled_from(discards))
 
 
+TIE_KNOCKER = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9s")  # 5 deadwood after 9s
+TIE_DEFENDER = parse_hand("4h 4d 4c 8s 8h 8d Tc Jc Qc 5d")  # 5 deadwood, nothing to lay off
+BOXES = Rules(oklahoma=True, oklahoma_ace="gin_only", oklahoma_extra_boxes=True, gin_bonus=20, undercut_bonus=10)
+
+
 @settings(max_examples=300, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(drawn_knocks())
+# Cases random hands seldom reach (a mutation audit counted 4 big gins, none doubled, and 3 ties in 300):
+@example((Rules(), TIE_KNOCKER, TIE_DEFENDER, None, parse_card("9s")))  # a tie is an undercut
+@example((Rules(undercut_on_tie=False, undercut_bonus=0, gin_bonus=31, knock_limit=5), TIE_KNOCKER, TIE_DEFENDER,
+          None, parse_card("9s")))  # or nobody's hand
+@example((BOXES, parse_hand("As 2s 3s 4s 5s 7h 7d 7c Kd Qd Jd"), parse_hand("6s 8h 9h Th 4d 4c 9c Tc Qc 2c"),
+          parse_card("8s"), None))  # big gin on a spade: doubled, with its extra boxes doubled
+@example((BOXES, parse_hand("As 2s 3s 4s 5s 7h 7d 7c Kd Qd Jd"), parse_hand("6s 8h 9h Th 4d 4c 9c Tc Qc 2c"),
+          parse_card("8s"), parse_card("5s")))  # gin with the same hand
 def test_round_scores_match_the_reference_under_every_variant(
     knock: tuple[Rules, Hand, Hand, Card | None, Card | None],
 ) -> None:
