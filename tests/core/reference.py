@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import combinations
+from typing import NamedTuple
 
 RefCard = tuple[int, int]
 RefHand = frozenset[RefCard]
@@ -294,32 +295,43 @@ Record = tuple[int | None, int, int]
 """A hand of a game: the winner (0 or 1, None for a drawn hand), its points and its Oklahoma extra boxes."""
 
 
-def game_score(hands: Iterable[Record], target: int, game_bonus: int, box_bonus: int, shutout: str
-               ) -> tuple[int, tuple[int, int], int | None, int]:
-    """A game, straight from the rules: how many of ``hands`` it lasts, the final scores, the winner, and what
-    the lower final score pays the higher at the end (nothing while the game goes on).
+class Game(NamedTuple):
+    """A game as the reference scores it."""
+
+    played: int  # how many of the hands given it lasts
+    running: list[tuple[int, int]]  # the points after each hand
+    boxes: tuple[int, int]  # hands won, with their extra boxes
+    final: tuple[int, int]
+    winner: int | None
+    shut_out: bool
+    owed: int  # what the lower final score pays the higher at the end (nothing while the game goes on)
+
+
+def game_score(hands: Iterable[Record], target: int, game_bonus: int, box_bonus: int, shutout: str) -> Game:
+    """A game, straight from the rules.
 
     Hands count until a player's points reach ``target``. Each hand won is a box (with its extra boxes)
     worth ``box_bonus``; the player who reached the target gets ``game_bonus``; if the loser won no hand,
     that is a shutout, which doubles the game bonus (``double_bonus``) or the winner's whole score
     (``double_score``). A game nobody has won yet scores the points and boxes so far.
     """
-    points, boxes, won, played, winner = [0, 0], [0, 0], [0, 0], 0, None
+    points, boxes, won, running, winner = [0, 0], [0, 0], [0, 0], [], None
     for hand_winner, hand_points, extra in hands:
         if winner is not None:
             break
-        played += 1
         if hand_winner is not None:
             points[hand_winner] += hand_points
             won[hand_winner] += 1
             boxes[hand_winner] += 1 + extra
+        running.append((points[0], points[1]))
         winner = next((player for player in (0, 1) if points[player] >= target), None)
     final = [points[player] + boxes[player] * box_bonus for player in (0, 1)]
+    shut_out = winner is not None and won[1 - winner] == 0 and shutout != "none"
     if winner is not None:
-        shut_out = won[1 - winner] == 0 and shutout != "none"
         final[winner] += game_bonus * (2 if shut_out and shutout == "double_bonus" else 1)
         final[winner] *= 2 if shut_out and shutout == "double_score" else 1
-    return played, (final[0], final[1]), winner, 0 if winner is None else abs(final[0] - final[1])
+    return Game(len(running), running, (boxes[0], boxes[1]), (final[0], final[1]), winner, shut_out,
+                0 if winner is None else abs(final[0] - final[1]))
 
 
 def partnership_deal(first: Record, second: Record) -> Record:

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from service.core import (
     PRESETS,
     GameError,
+    GameResult,
     HandRecord,
     Rules,
     partnership_deal,
@@ -21,7 +22,11 @@ from . import reference as ref
 OKLAHOMA_WITH_BOXES = resolve_rules("oklahoma", {"oklahoma_extra_boxes": True})
 GAME_RULES = [*(resolve_rules(preset) for preset in PRESETS), *[OKLAHOMA_WITH_BOXES] * 3,
               resolve_rules("hoyle", {"gin_bonus": 0, "target": 50})]
-RECORD = st.builds(HandRecord, st.sampled_from([None, 0, 1]), st.integers(0, 120), st.sampled_from([0, 0, 0, 1, 2, 4]))
+# Mostly records a game can have (the others are dropped by records_for): a drawn hand scores nothing, and extra
+# boxes are few.
+RECORD = st.one_of(st.builds(HandRecord, st.just(None), st.sampled_from([0, 0, 0, 5])),
+                   st.builds(HandRecord, st.sampled_from([0, 1]), st.integers(0, 120),
+                             st.sampled_from([0] * 5 + [1, 2, 4])))
 
 
 def records_for(rules: Rules, drawn: list[HandRecord]) -> list[HandRecord]:
@@ -46,15 +51,20 @@ def test_game_scores_match_the_reference(rules: Rules, drawn: list[HandRecord]) 
     """Final scores, winner and settlement of every preset's game against the rules written out in the
     reference; the hands after the game's end are refused."""
     hands = records_for(rules, drawn)
-    played, final, winner, owed = ref.game_score(map(as_ref, hands), rules.target, rules.game_bonus,
-                                                 rules.box_bonus, rules.shutout)
-    result = score_game(hands[:played], rules)
-    assert (result.final_scores, result.winner, result.settlement) == (final, winner, owed)
-    assert result.complete == (winner is not None)
-    if played < len(hands):
+    game = ref.game_score(map(as_ref, hands), rules.target, rules.game_bonus, rules.box_bonus, rules.shutout)
+    result = score_game(hands[:game.played], rules)
+    assert_scored_as(result, game)
+    if game.played < len(hands):
         with pytest.raises(GameError) as caught:
             score_game(hands, rules)
-        assert caught.value.index == played
+        assert caught.value.index == game.played
+
+
+def assert_scored_as(result: GameResult, game: ref.Game) -> None:
+    assert list(result.running_totals) == game.running and result.boxes == game.boxes
+    assert (result.final_scores, result.winner, result.settlement) == (game.final, game.winner, game.owed)
+    assert (result.complete, result.shutout) == (game.winner is not None, game.shut_out)
+    assert result.payer == (None if game.owed == 0 else result.final_scores.index(min(result.final_scores)))
 
 
 @settings(max_examples=200, derandomize=True, deadline=None)
@@ -62,11 +72,10 @@ def test_game_scores_match_the_reference(rules: Rules, drawn: list[HandRecord]) 
 def test_partnership_games_match_the_reference(rules: Rules, drawn: list[tuple[HandRecord, HandRecord]]) -> None:
     deals = [(first, second) for first, second in drawn if len(records_for(rules, [first, second])) == 2]
     combined = [ref.partnership_deal(as_ref(first), as_ref(second)) for first, second in deals]
-    played, final, winner, owed = ref.game_score(combined, rules.target, rules.game_bonus, rules.box_bonus,
-                                                 rules.shutout)
-    records, result = score_partnership_game(deals[:played], rules)
-    assert [as_ref(record) for record in records] == combined[:played]
-    assert (result.final_scores, result.winner, result.settlement) == (final, winner, owed)
+    game = ref.game_score(combined, rules.target, rules.game_bonus, rules.box_bonus, rules.shutout)
+    records, result = score_partnership_game(deals[:game.played], rules)
+    assert [as_ref(record) for record in records] == combined[:game.played]
+    assert_scored_as(result, game)
 
 
 def test_running_totals_until_the_target() -> None:
