@@ -27,6 +27,7 @@ from .cards import (
     parse_cards,
     parse_hand,
 )
+from .errors import FieldError, GinError
 from .knocks import HandReport, KnockOption, check_discard, check_taken_card, knock_limit, knock_options, report_hand
 from .layoffs import (
     DefenderResult,
@@ -78,8 +79,10 @@ __all__ = [
     "DefenderResult",
     "DiscardOption",
     "DrawnHandAnalysis",
+    "FieldError",
     "GameError",
     "GameResult",
+    "GinError",
     "Hand",
     "HandRecord",
     "HandReport",

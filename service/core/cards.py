@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from .errors import GinError
+
 Card = int
 Hand = int
 
@@ -32,7 +34,7 @@ ALL_CARDS: tuple[Card, ...] = tuple(s * LANE_BITS + r for s in range(4) for r in
 SPADES = 0
 
 
-class CardError(ValueError):
+class CardError(GinError):
     """A card or hand that cannot be parsed or is not valid for the request; ``card`` names the card at
     fault, ``index`` the position, in a list of hands or melds, of the one at fault, and ``field`` the input
     that holds it (each if known)."""

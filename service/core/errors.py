@@ -1,11 +1,17 @@
-"""The core's input errors that name the part of the input at fault, and how they show a value given."""
+"""The core's errors: the base every one of them shares, those that name the part of the input at fault, and
+how they show a value given."""
 
 from __future__ import annotations
 
 import json
 
 
-class FieldError(ValueError):
+class GinError(ValueError):
+    """Input the engine refuses: every error that ``service.core`` raises on purpose is one (catch this one to
+    catch them all; each is a ValueError too)."""
+
+
+class FieldError(GinError):
     """Invalid input; ``field`` names the part at fault, ``index`` the item of it (if a list) and ``message``
     says what is wrong."""
 

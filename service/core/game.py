@@ -23,12 +23,13 @@ import random
 from dataclasses import dataclass, field
 
 from .cards import ALL_CARDS, Card, Hand, card_bit, format_card, hand_cards
+from .errors import GinError
 from .hints import HAND_SIZE, Action, GameState, Phase, knock_rules, legal_actions
 from .rules import Rules
 from .scoring import RoundResult, score_round
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(GinError):
     """A move that the rules do not allow in the table's current state."""
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .cards import Card, CardError, Hand, check_card, check_hand, format_card, hand_size
-from .errors import FieldError
+from .errors import FieldError, GinError
 from .knocks import check_discard, knock_limit, score_doubled
 from .layoffs import DefenderResult, best_defence, check_knocker_melds
 from .melds import Arrangement, arrangements_within, best_arrangement, min_deadwood
@@ -21,7 +21,7 @@ NO_BIG_GIN = ("an 11-card knocker needs its discard, since big gin is not played
               "(big_gin_bonus is null)")
 
 
-class IllegalKnockError(ValueError):
+class IllegalKnockError(GinError):
     """A knock whose deadwood is above the limit, or a big gin that does not meld; ``field`` is the
     input at fault (the knocker's cards, or the melds it was given)."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import random
 from collections.abc import Sequence
 
@@ -9,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import service.core
+from service.core import GinError
 from service.core.cards import (
     ALL_CARDS,
     FULL_DECK,
@@ -173,8 +177,15 @@ def test_duplicate_card_is_named(cards: str | list[str], bad: str, canonical: st
     assert canonical in str(raised.value) and "duplicate" in str(raised.value)
 
 
-def test_card_error_is_a_value_error() -> None:
-    assert issubclass(CardError, ValueError)
+def test_every_error_of_the_core_is_a_gin_error() -> None:
+    """A library user catches GinError (or ValueError) for every error the engine raises on purpose."""
+    errors = {value for module in (importlib.import_module(f"service.core.{info.name}")
+                                   for info in pkgutil.iter_modules(service.core.__path__))
+              for value in vars(module).values()
+              if isinstance(value, type) and issubclass(value, BaseException) and value.__module__ == module.__name__}
+    assert {error.__name__ for error in errors} >= {"CardError", "FieldError", "GameError", "HintStateError",
+                                                    "IllegalKnockError", "IllegalMoveError", "RulesError"}
+    assert all(issubclass(error, GinError) and issubclass(error, ValueError) for error in errors)
 
 
 @pytest.mark.parametrize("count", [0, 1, 9, 12])
