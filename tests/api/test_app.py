@@ -42,6 +42,9 @@ def test_config_defaults_and_errors() -> None:
     with pytest.raises(ValueError, match=r"^GIN_BATCH_MAX_BODY_BYTES must be at least 1, got 0$"):
         load_config({"GIN_BATCH_MAX_BODY_BYTES": "0"})  # was taken: every batch a 413 'limit of 0 bytes'
     assert (config["LOG_LEVEL"], load_config({"GIN_LOG_LEVEL": "debug"})["LOG_LEVEL"]) == ("INFO", "DEBUG")
+    assert load_config({"GIN_LOG_LEVEL": " warning\n"})["LOG_LEVEL"] == "WARNING"  # as an env file may leave it
+    empty = load_config({"GIN_LOG_LEVEL": "", "GIN_MAX_BODY_BYTES": "", "GIN_CORS_ORIGINS": ""})  # set but empty
+    assert (empty["LOG_LEVEL"], empty["MAX_CONTENT_LENGTH"], empty["CORS_ORIGINS"]) == ("INFO", 64 * 1024, "")
     with pytest.raises(ValueError, match=r"^GIN_LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL "
                                          r"\(in any case\), got 'verbose'$"):
         load_config({"GIN_LOG_LEVEL": "verbose"})  # was a traceback from logging at the first create_app

@@ -178,8 +178,9 @@ LAST_DRAW_UNDER_GRA = {
 def test_a_take_on_the_last_draw_plans_the_discard_advised_after_it(call: Call) -> None:
     """The opponent's retake of a card thrown straight back is counted when the take is planned, as it is
     once the card is in hand."""
-    take = next(a for a in call("POST", "/v1/hint", json=LAST_DRAW_UNDER_GRA).get_json()["alternatives"]
-                if a["action"]["type"] == "take_upcard")
+    before = call("POST", "/v1/hint", json=LAST_DRAW_UNDER_GRA).get_json()
+    take = next(a for a in before["alternatives"] if a["action"]["type"] == "take_upcard")
+    assert f"taking 5c and discarding {take['then_discard']} " in before["reason"]  # the reason names the plan
     after = {**LAST_DRAW_UNDER_GRA, "phase": "discard", "hand": f"{LAST_DRAW_UNDER_GRA['hand']} 5c",
              "discard_pile": GRA_LAST_PILE[:-1], "drawn_from_discard": "5c"}
     advice = call("POST", "/v1/hint", json=after).get_json()
@@ -257,6 +258,7 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
         ({"phase": 5}, "#/phase", "expected a string"),
         ({"discard_pile": "4d Tc 7c"}, "#/discard_pile", "expected a list (a JSON array)"),
         ({"knock_margin": None}, "#/knock_margin", "may not be null"),
+        ({"knock_margin": 201}, "#/knock_margin", "expected at most 200, got 201"),
         ({"hand": "As 2s 3s 7h 7d Kd Qd Jd 5c Zz"}, "#/hand", "Zz"),
         ({"stock_count": -1}, "#/stock_count", "expected at least 0, got -1"),
         ({"stock_count": "29"}, "#/stock_count", "expected an integer"),  # a JSON integer, not a string of digits

@@ -922,6 +922,8 @@ def test_the_last_draw_and_the_last_turn_are_valued_in_points() -> None:
     assert "this is your last turn" in after.reason
     discards = [a for a in after.alternatives if a.action.type == "discard"]
     assert discards and all(a.unit == "points" and a.outs == () and a.evaluation <= 0 for a in discards)
+    meld_chance = model_opponent(taken, Rules()).meld_chance  # safety is the chance it cannot use the card
+    assert all(a.safety == pytest.approx(1 - meld_chance.get(a.action.card or 0, 0.0)) for a in discards)
     assert [a.evaluation for a in after.alternatives] == sorted((a.evaluation for a in after.alternatives),
                                                                 reverse=True)
 
@@ -1176,6 +1178,18 @@ def test_a_draw_between_moves_valued_in_points_is_close_within_a_point() -> None
     gaps = [engine._points_apart(*(a.evaluation for a in advice.alternatives)) for advice in weighed]
     assert any(engine.CLOSE_POINTS / 2 <= gap < engine.CLOSE_POINTS for gap in gaps)
     assert [advice.close_call for advice in weighed] == [gap < engine.CLOSE_POINTS for gap in gaps]
+
+
+def test_gin_has_no_outs_and_its_discard_keeps_its_safety() -> None:
+    """Gin keeps nothing to improve, so it lists no outs; the same discard played on (gin in hand, 0 deadwood)
+    still says how safe the card is (a mutation audit found neither pinned)."""
+    state = GameState(cards("As 2s 3s 4h 5h 6h 7d 8d 9d Td Kc"), "discard", parse_card("4d"), cards("4d Tc 7c"), 28,
+                      (), cards("7c"))
+    advice = hint(state, Rules(), config=FAST)
+    gin = advice.alternatives[0]
+    assert advice.action == gin.action == Action("gin", parse_card("Kc")) and gin.outs == ()
+    kept = next(a for a in advice.alternatives if a.action == Action("discard", parse_card("Kc")))
+    assert kept.deadwood == 0 and kept.safety is not None and kept.safety == gin.safety
 
 
 def test_the_defensive_term_hardly_matters_early() -> None:

@@ -114,6 +114,8 @@ def test_counts_and_latency_by_endpoint_and_status(client: FlaskClient) -> None:
         # a method the route does not allow is counted under the route
         ("BREW", "/hands/3", {"method": "OTHER", "endpoint": "/hands/<int:size>", "status": "405"}),
         ("GET", "/hands/3", {"method": "GET", "endpoint": "/hands/<int:size>", "status": "405"}),
+        # a browser's preflight is counted as what it is
+        ("OPTIONS", "/hands/3", {"method": "OPTIONS", "endpoint": "/hands/<int:size>", "status": "200"}),
     ],
 )
 def test_errors_are_counted_with_bounded_labels(
@@ -146,6 +148,12 @@ def test_a_given_request_id_is_echoed_and_logged(client: FlaskClient, logged: Lo
     assert line["status"] == 200
     assert isinstance(line["duration_ms"], float) and 0 <= line["duration_ms"] < 1000
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", str(line["time"]))
+
+
+def test_the_log_line_names_the_peer_and_the_decoded_path(client: FlaskClient, logged: LogReader) -> None:
+    client.get("/fail/caf%C3%A9", environ_base={"REMOTE_ADDR": "10.1.2.3"})
+    [line] = logged()
+    assert (line["remote_addr"], line["path"], line["status"]) == ("10.1.2.3", "/fail/café", 404)
 
 
 @pytest.mark.parametrize("given", [None, "", "has space", "x" * 129, "naïve", 'tab\t"}{', "del\x7f"])
