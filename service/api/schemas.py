@@ -13,7 +13,7 @@ from typing import Any, get_args
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
 
-from ..core.cards import Card, CardError, Hand, format_card, hand_cards, parse_card
+from ..core.cards import Card, CardError, Hand, format_card, hand_cards, lowest_card, parse_card
 from ..core.hints import (
     DEFAULT_CONFIG,
     FULL_STOCK,
@@ -82,11 +82,7 @@ def _in_both(field: str, given: object, shared: Hand, where: str) -> ValidationE
     if isinstance(given, list):
         index, card = next((i, card) for i, card in enumerate(map(parse_card, given)) if shared >> card & 1)
         return ValidationError({index: [f"{format_card(card)} is {where}"]}, field)
-    return ValidationError(f"{_first_card(shared)} is {where}", field)
-
-
-def _first_card(cards: Hand) -> str:
-    return format_card((cards & -cards).bit_length() - 1)
+    return ValidationError(f"{format_card(lowest_card(shared))} is {where}", field)
 
 
 # --- requests ------------------------------------------------------------------------------

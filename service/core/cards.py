@@ -141,6 +141,11 @@ def check_hand(hand: Hand, sizes: Iterable[int] | None = None) -> Hand:
     return hand
 
 
+def lowest_card(hand: Hand) -> Card:
+    """The first card of a hand that is not empty, in bit order (the card an error about a set of cards names)."""
+    return (hand & -hand).bit_length() - 1
+
+
 def iter_cards(hand: Hand) -> Iterator[Card]:
     """The cards of a hand, in bit order (by suit s h d c, then rank)."""
     while hand:

@@ -11,7 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from .cards import RANK_COLUMN, Card, CardError, Hand, card_rank, check_hand, format_card, format_hand, hand_value
+from .cards import (
+    RANK_COLUMN,
+    Card,
+    CardError,
+    Hand,
+    card_rank,
+    check_hand,
+    format_card,
+    format_hand,
+    hand_value,
+    lowest_card,
+)
 from .melds import Candidate, best_arrangement, find_melds, is_run, is_valid_meld, merge_runs, pack
 
 
@@ -51,7 +62,7 @@ def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None, disca
             raise CardError(f"knocker meld {index} ({shown}) is not a set of 3-4 or a run of 3+", card=shown,
                             index=index)
         if meld & seen:
-            card = format_card((meld & seen & -(meld & seen)).bit_length() - 1)
+            card = format_card(lowest_card(meld & seen))
             raise CardError(f"{card} is in more than one knocker meld", card=card, index=index)
         if knocker is not None and meld & ~knocker:
             outside = meld & ~knocker & -(meld & ~knocker)
@@ -142,7 +153,7 @@ def report_layoffs(knocker_melds: Sequence[int], defender: Hand) -> LayoffReport
     check_knocker_melds(knocker_melds)
     shared = defender & sum(knocker_melds)
     if shared:
-        card = format_card((shared & -shared).bit_length() - 1)
+        card = format_card(lowest_card(shared))
         raise CardError(f"{card} is in both the defender's hand and a knocker meld", card=card)
     return LayoffReport(is_gin(knocker_melds), tuple(possible_layoffs(knocker_melds, defender)),
                         best_defence(knocker_melds, defender))

@@ -38,6 +38,7 @@ from .cards import (
     format_card,
     hand_value,
     iter_cards,
+    lowest_card,
 )
 
 Meld = int
@@ -274,7 +275,7 @@ def merge_runs(melds: Iterable[Meld]) -> tuple[Meld, ...]:
 
 def meld_sort_key(meld: Meld) -> tuple[int, int]:
     """Melds ordered by their lowest card's rank, then suit."""
-    low = (meld & -meld).bit_length() - 1
+    low = lowest_card(meld)
     return card_rank(low), card_suit(low)
 
 

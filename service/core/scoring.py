@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
-from .cards import Card, CardError, Hand, check_card, check_hand, format_card, hand_size
+from .cards import Card, CardError, Hand, check_card, check_hand, format_card, hand_size, lowest_card
 from .errors import FieldError, GinError
 from .knocks import check_discard, knock_limit, score_doubled
 from .layoffs import DefenderResult, best_defence, check_knocker_melds
@@ -131,7 +131,7 @@ def score_round(
             with _input(name):
                 check_card(given)
     if knocker & defender:
-        card = format_card((knocker & defender & -(knocker & defender)).bit_length() - 1)
+        card = format_card(lowest_card(knocker & defender))
         raise CardError(f"{card} is in both hands", card=card, field="defender")
     if hand_size(defender) != 10:
         raise CardError(f"the defender holds 10 cards, got {hand_size(defender)}", field="defender")
