@@ -189,7 +189,8 @@ def test_a_configured_origin_may_call_the_api_from_a_browser() -> None:
         assert answer.status_code == status
         assert answer.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
         assert answer.headers["Access-Control-Expose-Headers"] == "X-Request-ID"  # the page can read the id
-    assert client.get("/openapi.json", headers={"Origin": PAGE}).headers["Access-Control-Allow-Origin"] == PAGE
+    for document in ("/openapi.json", "/openapi.yaml"):
+        assert client.get(document, headers={"Origin": PAGE}).headers["Access-Control-Allow-Origin"] == PAGE
     assert "Access-Control-Allow-Origin" not in client.get("/openapi.json").headers  # no Origin: no CORS answer
     for other in (client.post("/v1/hands/analyze", json={"hand": TEN}, headers={"Origin": "https://evil.example"}),
                   client.get("/openapi.json", headers={"Origin": f"{PAGE}.evil.example"}),
@@ -386,6 +387,8 @@ def test_a_field_name_is_escaped_in_its_pointer(call: Call) -> None:
     """JSON Pointer (RFC 6901) in a URI fragment: ~ as ~0 and / as ~1 (in that order), then percent-encoding."""
     body = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "a/b~c d": 1}), 422)
     assert [error["pointer"] for error in body["errors"]] == ["#/a~1b~0c%20d"]
+    colon = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "a:b": 1}), 422)
+    assert [error["pointer"] for error in colon["errors"]] == ["#/a:b"]  # ':' is allowed in a fragment
 
 
 def test_unknown_query_parameter_is_named(call: Call) -> None:
@@ -396,6 +399,9 @@ def test_unknown_query_parameter_is_named(call: Call) -> None:
     nameless = _problem(call("GET", "/v1/hands/analyze?=false"), 422)  # found by the fuzzer
     assert any(e["parameter"] == "" and e["detail"].startswith("unknown field") for e in nameless["errors"])
     assert '"": unknown field' in nameless["detail"]  # the nameless parameter is shown as ""
+    signed = _problem(call("GET", f"/v1/hands/analyze?hand={TEN}&knock_limit=%2B5"), 422)  # '+' would be a space
+    assert signed["errors"] == [{"parameter": "knock_limit",
+                                 "detail": 'expected an integer written with the digits 0-9, like 10, got "+5"'}]
     big_gin = _problem(call("GET", f"/v1/hands/analyze?hand={TEN}&big_gin_bonus=5"), 422)
     assert big_gin["errors"] == [{"parameter": "big_gin_bonus", "detail": "not taken in the query: it changes no "
                                                                          "analysis (a POST takes it in rules)"}]

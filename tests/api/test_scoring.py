@@ -71,6 +71,7 @@ def test_nothing_is_laid_off_against_gin_and_the_answer_says_why(call: Call) -> 
         ({"knocker_melds": [], "defender": DEFENDER}, "#/knocker_melds", "expected 1 to 3 items"),
         ({"knocker_melds": [["6h", "7h"]], "defender": DEFENDER}, "#/knocker_melds/0",
          "a meld here has 3 to 11 cards, got 2"),
+        ({"knocker_melds": [""], "defender": DEFENDER}, "#/knocker_melds/0", "a meld here has 3 to 11 cards, got 0"),
         ({"knocker_melds": ["6h", "7h", "8h"], "defender": DEFENDER}, "#/knocker_melds",
          'expected a list of melds, each a list of cards or one string, like [["6h", "7h", "8h"], "Qs Qd Qc"]'),
         ({"knocker_melds": ["6h 7h 8h 5h", "Js Qs Ks Ts", "As 2s 3s 4s"], "defender": DEFENDER}, "#/knocker_melds",

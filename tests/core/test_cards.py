@@ -82,6 +82,7 @@ def test_every_spelling_of_every_card_parses_to_it() -> None:
         (" 7d ", "7d"),
         ("5♣\ufe0f", "5c"),  # as phone keyboards send it: the emoji presentation selector after the suit
         ("5♣\ufe0e", "5c"),  # the text presentation selector
+        ("k s", "Ks"),  # a lowercase rank, a space inside (the spec's card pattern allows both)
     ],
 )
 def test_spellings_from_the_brief(text: str, expected: str) -> None:

@@ -53,6 +53,8 @@ ELEVEN = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9s")
         (lambda: analyze_drawn_hand(parse_hand("As 2s 3s")), "11 cards, got 3"),
         (lambda: analyze_drawn_hand(FULL_DECK), "11 cards, got 52"),
         (lambda: format_card(13), "13 is not a card"),
+        (lambda: check_hand(True), "True is not a hand"),  # a bool is an int, but no hand
+        (lambda: parse_hand("As;2s;3s"), "unknown card 'As;2s;3s'"),  # cards are separated by spaces or commas
         (lambda: format_card(64), "64 is not a card"),
         (lambda: make_card(13, 0), "no card has rank 13"),
         (lambda: make_card(0, 4), "no card has rank 0 and suit 4"),
