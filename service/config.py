@@ -65,11 +65,12 @@ def environment_integer(name: str, default: int, environ: Mapping[str, str] = os
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
-def log_level(setting: str) -> str:
-    """``GIN_LOG_LEVEL`` as the logging module names it (any case is taken); a ValueError for any other word."""
+def log_level(setting: str, name: str = "GIN_LOG_LEVEL") -> str:
+    """The log level in variable ``name`` as the logging module names it (any case is taken); a ValueError
+    naming the variable for any other word."""
     level = setting.strip().upper()
     if level not in LOG_LEVELS:
-        raise ValueError(f"GIN_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)} (in any case), got {setting!r}")
+        raise ValueError(f"{name} must be one of {', '.join(LOG_LEVELS)} (in any case), got {setting!r}")
     return level
 
 

@@ -11,9 +11,9 @@
 | ``GUNICORN_GRACEFUL_TIMEOUT`` | 30 | Seconds to finish in-flight requests on shutdown. |
 | ``GUNICORN_KEEPALIVE`` | 5 | Seconds to hold an idle keep-alive connection (gthread only). |
 | ``GUNICORN_ACCESS_LOG`` | (off) | gunicorn's own access log (``-``: stdout); the app logs one JSON line per request. |
-| ``LOG_LEVEL`` | info | Gunicorn's log level. |
+| ``LOG_LEVEL`` | info | Gunicorn's log level (debug, info, warning, error or critical; any case). |
 
-``GUNICORN_CMD_ARGS`` (gunicorn's own) overrides anything here.
+``GUNICORN_CMD_ARGS`` (gunicorn's own) overrides anything here, as gunicorn options (``--bind``, ``--workers``...).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 from gunicorn.glogging import Logger
 
 from service import observability
-from service.config import environment_integer
+from service.config import environment_integer, log_level
 
 
 def bind_address(host: str, port: int) -> str:
@@ -54,7 +54,7 @@ graceful_timeout = environment_integer("GUNICORN_GRACEFUL_TIMEOUT", 30)
 keepalive = environment_integer("GUNICORN_KEEPALIVE", 5)
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
-loglevel = os.environ.get("LOG_LEVEL", "info")
+loglevel = log_level(os.environ.get("LOG_LEVEL") or "info", "LOG_LEVEL").lower()
 
 
 class JSONLogger(Logger):  # type: ignore[misc]  # gunicorn is untyped

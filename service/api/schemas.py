@@ -570,12 +570,16 @@ class GameScore(Schema):
     complete = fields.Boolean(required=True, metadata={"description": "A side reached the target."})
     winner = fields.Integer(required=True, allow_none=True, validate=OneOf(PLAYERS),
                             metadata=refer_to(PLAYER_REF, "0 or 1, null if not complete."))
-    hands_won = fields.List(fields.Integer(), required=True)
+    hands_won = fields.List(fields.Integer(), required=True, metadata={"description": "Hands won by each side."})
     boxes = fields.List(fields.Integer(), required=True,
                         metadata={"description": "Boxes (lines), extra boxes included."})
-    box_points = fields.List(fields.Integer(), required=True)
-    game_bonus = fields.Integer(required=True)
-    shutout = fields.Boolean(required=True)
+    box_points = fields.List(fields.Integer(), required=True, metadata={
+        "description": "Each side's boxes times `box_bonus`."})
+    game_bonus = fields.Integer(required=True, metadata={
+        "description": "The winner's game bonus, doubled by a `double_bonus` shutout (0 before the game is complete)."})
+    shutout = fields.Boolean(required=True, metadata={
+        "description": "The game is complete, the loser won no hand, and the rules' `shutout` is not `none` (under "
+        "`none` it is always false)."})
     final_scores = fields.List(fields.Integer(), required=True, metadata={"description": "Totals with every bonus."})
     settlement = fields.Integer(required=True, validate=Range(0), metadata={
         "description": "What `payer` pays the other side once the game is complete: the difference between the "

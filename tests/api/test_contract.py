@@ -250,6 +250,12 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
     with pytest.raises(ValueError, match=r"^GUNICORN_TIMEOUT must be an integer, got '30s'$"):
         importlib.reload(conf)
     monkeypatch.setenv("GUNICORN_TIMEOUT", "7")
+    monkeypatch.setenv("LOG_LEVEL", " Warning")
+    assert importlib.reload(conf).loglevel == "warning"
+    monkeypatch.setenv("LOG_LEVEL", "loud")  # gunicorn took it as info, silently
+    with pytest.raises(ValueError, match=r"^LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL "):
+        importlib.reload(conf)
+    monkeypatch.setenv("LOG_LEVEL", "")
     monkeypatch.setenv("WEB_CONCURRENCY", "0")
     with pytest.raises(ValueError, match=r"^WEB_CONCURRENCY must be at least 1, got 0$"):
         importlib.reload(conf)
