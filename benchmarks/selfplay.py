@@ -12,8 +12,9 @@ Each deal is played twice from the same shuffled deck, the engine sitting in one
 the other (duplicate play), so the luck of the cards cancels. The opponents:
 
 * ``baseline`` - the well-known simple rules: take the upcard only if it completes or extends a
-  meld (and so lowers the deadwood); discard the card that leaves the least deadwood, highest
-  first; knock (or go gin) as soon as the rules allow.
+  meld (it is melded in every least-deadwood arrangement of the hand with it); discard the card
+  that leaves the least deadwood, highest first (by value, then rank: a King before a Ten); knock
+  (or go gin) as soon as the rules allow.
 * ``lookahead`` - an earlier version of the engine: the same look-ahead, but no opponent model
   (no safety, no knock timing: it knocks whenever it may).
 * ``engine`` - the engine itself with the defaults, changed by ``--opponent-set KNOB=VALUE``: one
@@ -62,7 +63,7 @@ from multiprocessing import Pool
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from service.core.cards import ALL_CARDS, Hand, card_bit, card_value, hand_from_cards
+from service.core.cards import ALL_CARDS, Hand, card_bit, card_rank, card_value, hand_from_cards
 from service.core.game import Table
 from service.core.hints import (
     DEFAULT_CONFIG,
@@ -89,6 +90,10 @@ def baseline_player(state: GameState, rules: Rules, seed: int, deadwood: Callabl
                     ) -> Action:
     """The simple rules: meld-completing upcards only, least deadwood highest first, knock at once.
 
+    An upcard completes or extends a meld when the hand with it has less deadwood than the hand with it
+    left unmelded; of the discards that leave the least deadwood the highest card goes, by value and
+    then by rank.
+
     ``deadwood`` gives the least deadwood of a hand (a cached one plays the same moves faster).
     """
     hand = hand_from_cards(state.hand)
@@ -96,16 +101,15 @@ def baseline_player(state: GameState, rules: Rules, seed: int, deadwood: Callabl
         return legal_actions(state, rules)[0]  # the take if a knock follows (it knocks at once), else the other
     if state.phase != "discard":
         top = state.discard_pile[-1] if state.discard_pile else state.upcard
-        if top is not None and not upcard_refused(state) and meld_partners(hand) >> top & 1:
-            drawn = hand | card_bit(top)
-            after = min(deadwood(drawn & ~card_bit(c)) for c in state.hand)
-            if after < deadwood(hand):
-                return Action("take_upcard")
+        if (top is not None and not upcard_refused(state) and meld_partners(hand) >> top & 1
+                and deadwood(hand | card_bit(top)) < deadwood(hand) + card_value(top)):
+            return Action("take_upcard")
         return Action("pass") if state.phase == "first_upcard" else Action("draw_stock")
     if rules.big_gin_bonus is not None and deadwood(hand) == 0:
         return Action("big_gin")
     forbidden = None if knock_rules(state, rules).discard_pickup_allowed else state.drawn_from_discard
-    left, _, card = min((deadwood(hand & ~card_bit(c)), -card_value(c), c) for c in state.hand if c != forbidden)
+    left, _, _, card = min((deadwood(hand & ~card_bit(c)), -card_value(c), -card_rank(c), c)
+                           for c in state.hand if c != forbidden)
     if left <= knock_limit(rules, state.upcard):
         return Action("gin" if left == 0 else "knock", card)
     return Action("discard", card)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from benchmarks import opponent_model, oracle_parts, posterior, selfplay
-from service.core.cards import FULL_DECK, hand_from_cards, iter_cards
+from service.core.cards import FULL_DECK, hand_from_cards, iter_cards, parse_cards
 from service.core.game import Table
 from service.core.hints import DEFAULT_CONFIG, Action, GameState, Hint, _prepare, meld_partners
 from service.core.hints import hint as core_hint
@@ -55,6 +55,35 @@ def test_the_engine_plays_another_configuration_of_itself(capsys: pytest.Capture
     assert "engine won 0, lost 0, drawn 2" not in other
     with pytest.raises(SystemExit):
         selfplay.main(["--opponent", "baseline", "--opponent-set", "knock_margin=0"])
+
+
+def baseline_move(hand: str, phase: str, pile: str, rules: Rules | None = None) -> str:
+    """The baseline's move with ``hand`` (cards as text) and the pile ``pile``, oldest first."""
+    cards, top = parse_cards(hand), tuple(parse_cards(pile))
+    state = GameState(tuple(cards), phase, top[0], top, 52 - 11 - len(top) - (phase == "first_upcard"))  # type: ignore[arg-type]
+    return str(selfplay.baseline_player(state, rules or Rules(), 0))
+
+
+@pytest.mark.parametrize(("hand", "expected"), [
+    ("7s Ts Ks 2h 5h Qh 2d 3d 4d 9d 9c", "discard Ks"),  # a King before a Ten of the same value (was Ts)
+    ("Qs Ks 2h Ad 3d 6d 9d Jd 3c 4c 5c", "discard Ks"),  # was Qs
+])
+def test_the_baseline_discards_the_highest_card_of_those_that_leave_the_least_deadwood(hand: str,
+                                                                                     expected: str) -> None:
+    assert baseline_move(hand, "discard", "2c") == expected
+
+
+@pytest.mark.parametrize(("hand", "upcard", "expected", "rules"), [
+    ("2s 6s 7s 8s 6h 7h 8h 9h 2d 7c", "6c", "pass", Rules()),  # took it to throw the 7c, and left it unmelded
+    ("2s 7s 8s 9s Ah 4h 7h Qh 3d 9c", "7c", "pass", Rules()),
+    ("Js Qs Ks Qh 8d 9d 2c 4c 5c Jc", "Qc", "pass", Rules()),  # a set as good as the run it breaks
+    ("2s 5s 8s Jh Qh 2d 6d 9d 3c Kc", "Kh", "take_upcard", Rules()),  # completes J-Q-K
+    ("2s 5s 8s Jh Qh Kh 2d 6d 9d 3c", "Ah", "pass", Rules()),  # no run wraps round
+    ("As 2s 3s 4s 4h 5h 6h 7d 8d 9d", "5s", "take_upcard", Rules(big_gin_bonus=31)),  # a dealt gin, for big gin
+])
+def test_the_baseline_takes_an_upcard_only_if_it_completes_or_extends_a_meld(hand: str, upcard: str, expected: str,
+                                                                             rules: Rules) -> None:
+    assert baseline_move(hand, "first_upcard", upcard, rules) == expected
 
 
 def test_deals_are_told_apart_by_the_results_of_their_two_hands() -> None:
