@@ -184,3 +184,18 @@ def test_a_knocker_meld_outside_the_hand_names_its_lowest_card_and_says_if_it_is
         check_knocker_melds(melds, knocker=knocker, discard=parse_card("2s"))
     with pytest.raises(CardError, match="uses 2s, which is not in the knocker's hand"):
         check_knocker_melds(melds, knocker=knocker, discard=parse_card("4s"))
+
+
+def test_layoffs_come_meld_by_meld_in_the_knockers_order() -> None:
+    # From a mutation audit: sorting by card instead of by meld went unseen.
+    melds, defender = [parse_hand("Qs Qh Qd"), parse_hand("6h 7h 8h")], parse_hand("Qc 9h Th 2c")
+    in_order = (Layoff(parse_card("Qc"), 0), Layoff(parse_card("9h"), 1), Layoff(parse_card("Th"), 1))
+    assert tuple(possible_layoffs(melds, defender)) == in_order
+    defence = best_defence(melds, defender)
+    assert (defence.layoffs, defence.deadwood) == (in_order, 2)
+
+
+def test_the_defenders_own_runs_are_joined_into_one() -> None:
+    # Caught before only by the spec snapshot's example: 3h-8h is one run, not 3h-5h and 6h-8h.
+    assert best_defence([parse_hand("Qs Qh Qd")], parse_hand("3h 4h 5h 6h 7h 8h Kc")).melds == (
+        parse_hand("3h 4h 5h 6h 7h 8h"),)

@@ -242,3 +242,12 @@ def test_discards_that_tie_come_highest_first_then_by_suit() -> None:
 
 def parse_hand_melds(*melds: str) -> list[Hand]:
     return [parse_hand(meld) for meld in melds]
+
+
+def test_of_arrangements_with_equal_deadwood_the_one_with_fewer_melds_comes_first() -> None:
+    # From a mutation audit: more melds first changed best_arrangement and nothing failed.
+    hand = parse_hand("8c 9c Tc Jc Qc Kc Jh Jd")
+    assert [a.melds for a in optimal_arrangements(hand)] == [(parse_hand("8c 9c Tc Jc Qc Kc"),),
+                                                             (parse_hand("8c 9c Tc"), parse_hand("Jh Jd Jc"))]
+    assert best_arrangement(hand).deadwood_cards == parse_hand("Jh Jd")
+    assert [len(a.melds) for a in arrangements_within(parse_hand("As Ad Ac 3c 4c 5c 5h 5d"), 10)] == [2, 1, 2]

@@ -484,3 +484,20 @@ def test_round_scores_match_the_reference_under_every_variant(
     assert (result.outcome, result.points, result.extra_boxes) == expected
     assert result.winner == {"undercut": "defender", "tie": None}.get(result.outcome, "knocker")
     assert result.doubled == doubled and result.discard == discard
+
+
+def test_the_oklahoma_upcard_sets_the_limit_whatever_knock_limit_says() -> None:
+    # From a mutation audit: capping the upcard's limit at knock_limit went unseen.
+    rules = Rules(oklahoma=True, knock_limit=5)
+    assert knock_limit(rules, parse_card("7h")) == 7
+    result = score_round(parse_hand("As 2s 3s 4h 5h 6h 7c 7d 7s 8d"), parse_hand("9s 9h 9d Jc Qc Kc 5c 2d Ah 2c"),
+                         rules, upcard=parse_card("9c"))
+    assert (result.outcome, result.points, result.knock_limit) == ("knock", 2, 9)
+
+
+def test_ten_cards_laid_out_in_the_knockers_own_melds_are_gin() -> None:
+    # From a mutation audit: explicit melds scored as a knock (10 points, not 35) went unseen.
+    melds = [parse_hand(m) for m in ("As 2s 3s 4s", "4h 5h 6h", "7c 7d 7s")]
+    result = score_round(parse_hand("As 2s 3s 4s 4h 5h 6h 7c 7d 7s"), parse_hand("9s 9h 9d Jc Qc Kc 5c 2d Ah 2c"),
+                         Rules(), knocker_melds=melds)
+    assert (result.outcome, result.winner, result.points) == ("gin", "knocker", 25 + 10)
