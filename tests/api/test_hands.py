@@ -348,3 +348,25 @@ def test_a_card_and_a_hand_at_their_documented_maximum_length_are_read(call: Cal
     problem = call("POST", "/v1/hands/analyze", json={"hand": hand + " ", "rules": "oklahoma", "upcard": upcard + " "}
                    ).get_json()
     assert {error["pointer"] for error in problem["errors"]} == {"#/hand", "#/upcard"}
+
+
+# --- from a mutation audit of the answers ------------------------------------------------------------
+
+
+def test_ten_cards_with_one_point_of_deadwood_are_no_gin(call: Call) -> None:
+    answer = call("POST", "/v1/hands/analyze", json={"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd Ac"}).get_json()
+    assert (answer["deadwood"], answer["gin"], answer["can_knock"]) == (1, False, True)
+
+
+def test_a_batch_items_null_rules_are_refused_as_everywhere_else(call: Call) -> None:
+    body = {"hands": [{"hand": TEN, "rules": None}], "rules": {"knock_limit": 7}}
+    [result] = call("POST", "/v1/hands/analyze/batch", json=body).get_json()["results"]
+    assert result["status"] == 422
+    assert result["problem"]["errors"] == [{"pointer": "#/hands/0/rules", "detail": "may not be null"}]
+
+
+def test_a_hand_analyzed_from_the_query_is_counted(call: Call, client: FlaskClient) -> None:
+    before = _hands_analyzed(client)
+    assert call("GET", "/v1/hands/analyze?hand=As,2s,3s,7h,7d,7c,Kd,Qd,Jd,5c").status_code == 200
+    assert _hands_analyzed(client) == before + 1
+

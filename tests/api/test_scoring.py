@@ -282,3 +282,51 @@ def test_the_rules_catalog_takes_no_parameters(call: Call) -> None:
     assert response.status_code == 422 and response.mimetype == "application/problem+json"
     assert response.get_json()["errors"] == [{"parameter": "preset",
                                               "detail": "not read: this operation takes no parameters"}]
+
+
+# --- from a mutation audit of the answers: each value below could change with no test failing ------------
+
+
+def test_layoffs_echo_the_knockers_melds_in_the_given_order(call: Call) -> None:
+    answer = call("POST", "/v1/layoffs", json={"knocker_melds": [["Qs", "Qd", "Qc"], ["6h", "7h", "8h"]],
+                                                "defender": "9h 2c 3c 4c Kd 5s Jd Ts 4h 2d"}).get_json()
+    assert answer["knocker_melds"] == [["Qs", "Qd", "Qc"], ["6h", "7h", "8h"]]  # meld_index points into it
+    assert answer["layoffs"] == [{"card": "9h", "meld_index": 1}]
+
+
+def test_possible_layoffs_include_the_ones_the_best_defence_does_not_make(call: Call) -> None:
+    answer = call("POST", "/v1/layoffs", json={"knocker_melds": [["6h", "7h", "8h"]],
+                                                "defender": "9h 9s 9d 2c 3c 4c Kd 5s Jd Qs"}).get_json()
+    assert answer["possible_layoffs"] == [{"card": "9h", "meld_index": 0}]
+    assert answer["layoffs"] == []  # the 9h is worth more in the defender's set of nines
+
+
+def test_a_game_won_by_the_second_player_names_it_and_the_payer(call: Call) -> None:
+    hands = [{"winner": 0, "points": 20}, {"winner": 1, "points": 30}, {"winner": 1, "points": 30},
+             {"winner": 1, "points": 45}]
+    answer = call("POST", "/v1/games/score", json={"hands": hands, "rules": "standard"}).get_json()
+    assert (answer["complete"], answer["winner"], answer["payer"]) == (True, 1, 0)
+    assert answer["hands_won"] == [1, 3] and answer["boxes"] == [1, 3]
+
+
+def test_a_double_score_shutout_is_reported(call: Call) -> None:
+    answer = call("POST", "/v1/games/score", json={"hands": [{"winner": 0, "points": 105}],
+                                                    "rules": {"shutout": "double_score"}}).get_json()
+    assert answer["shutout"] and answer["game_bonus"] == 100
+    assert answer["final_scores"] == [2 * (105 + 25 + 100), 0]
+
+
+def test_a_partnership_game_with_no_deals_yet_is_scored(call: Call) -> None:
+    answer = call("POST", "/v1/games/score", json={"deals": [], "rules": "partnership"}).get_json()
+    assert (answer["hands"], answer["complete"], answer["final_scores"]) == ([], False, [0, 0])
+
+
+def test_the_rules_catalog_describes_each_parameter_and_preset_by_its_own_values(call: Call) -> None:
+    catalog = call("GET", "/v1/rules").get_json()
+    parameters = {p["name"]: p for p in catalog["parameters"]}
+    assert parameters["big_gin_bonus"]["nullable"] and not parameters["knock_limit"]["nullable"]
+    assert parameters["shutout"]["choices"] == ["double_bonus", "double_score", "none"]
+    assert parameters["knock_limit"]["choices"] == []
+    presets = {p["name"]: p for p in catalog["presets"]}
+    standard = presets["standard"]
+    assert standard["source"].startswith("seed 000") and standard["description"].startswith("Gin 25")

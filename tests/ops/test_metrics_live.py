@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import os
 import signal
 import socket
 import tempfile
@@ -148,6 +149,33 @@ def test_every_line_the_server_writes_is_json(server: GunicornServer) -> None:
     gunicorn = [record for record in records if record.get("logger") == "gunicorn.error"]
     assert any("Booting worker" in record["message"] for record in gunicorn)
     assert any("Handling signal: hup" in record["message"] for record in gunicorn), "runs after the reload"
+
+
+def test_a_killed_workers_request_in_progress_is_dropped(server: GunicornServer) -> None:
+    """Runs last on this server: both workers are killed (KILL: no chance to lower the gauge) while one holds
+    a request; their replacements do not count it."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
+        connection.sendall((f"POST {ANALYZE} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                            f"Content-Length: {len(GOOD)}\r\n\r\n").encode() + GOOD[:5])
+        time.sleep(0.3)  # a worker is in the request, waiting for its body
+        assert value(scrape(server), "http_requests_in_progress") == 2  # that request and the scrape
+        old_workers = server.worker_pids()
+        for pid in old_workers:
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while not (server.worker_pids().isdisjoint(old_workers) and len(server.worker_pids()) == 2):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    assert value(scrape(server), "http_requests_in_progress") == 1
+
+
+def test_a_directory_set_but_missing_is_made(tmp_path: Path) -> None:
+    directory = tmp_path / "not" / "yet"
+    with service_server(workers=1, env={"PROMETHEUS_MULTIPROC_DIR": str(directory)}) as server:
+        [worker] = server.worker_pids()
+        assert exchange(server.port, "POST", ANALYZE, GOOD, JSON).status == 200
+        assert exchange(server.port, "GET", "/metrics").status == 200
+    assert (directory / f"counter_{worker}.db").exists()
 
 
 def test_without_a_directory_set_a_temporary_one_is_made_and_removed() -> None:

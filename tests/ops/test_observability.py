@@ -116,6 +116,10 @@ def test_counts_and_latency_by_endpoint_and_status(client: FlaskClient) -> None:
         ("GET", "/hands/3", {"method": "GET", "endpoint": "/hands/<int:size>", "status": "405"}),
         # a browser's preflight is counted as what it is
         ("OPTIONS", "/hands/3", {"method": "OPTIONS", "endpoint": "/hands/<int:size>", "status": "200"}),
+        # and so is every standard method
+        ("HEAD", "/fail/400", {"method": "HEAD", "endpoint": "/fail/<int:status>", "status": "400"}),
+        *((method, "/hands/3", {"method": method, "endpoint": "/hands/<int:size>", "status": "405"})
+          for method in ("PUT", "PATCH", "DELETE")),
     ],
 )
 def test_errors_are_counted_with_bounded_labels(
@@ -124,6 +128,16 @@ def test_errors_are_counted_with_bounded_labels(
     before = sample(client, "http_requests_total", **labels)
     client.open(path, method=method)
     assert sample(client, "http_requests_total", **labels) == before + 1
+
+
+def test_latency_is_counted_in_the_documented_buckets(client: FlaskClient) -> None:
+    client.post("/hands/3")
+    exposition = client.get("/metrics").get_data(as_text=True)
+    bounds = [s.labels["le"] for family in text_string_to_metric_families(exposition) for s in family.samples
+              if s.name == "http_request_duration_seconds_bucket" and s.labels["endpoint"] == "/hands/<int:size>"
+              and s.labels["status"] == "200" and s.labels["method"] == "POST"]
+    assert bounds == [*map(str, observability.LATENCY_BUCKETS), "+Inf"]
+    assert bounds[0] == "0.001" and bounds[-2] == "30.0"  # 1 ms to 30 s, as the deploy README says
 
 
 def test_hands_analyzed(client: FlaskClient) -> None:
