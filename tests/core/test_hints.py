@@ -1450,3 +1450,44 @@ def test_a_take_to_knock_has_the_outs_of_the_ten_cards_it_keeps(name: str) -> No
     kept = (hand_from_cards(state.hand) | card_bit(parse_card(taken))) & ~card_bit(parse_card(thrown))
     unseen = [c for c in ALL_CARDS if c not in state.hand + state.discard_pile]
     assert set(take.outs) == reference_outs(kept, unseen) != set()
+
+
+# --- from a mutation audit of the rule-level parts: exact ties and flags no test read ------------------
+
+STOCK_END_PILE = cards("2c 3c 4c 5c 2d 3d 4d 5d 6d 9d Td Jd Qd Kd 8h 9h Th Jh Kh 4s 5s 6s 8s 9s Ts 7d 8c As 2s")
+
+
+def test_gins_scoring_the_same_go_out_with_the_lowest_card_and_before_big_gin_worth_less() -> None:
+    state = situation(cards("As 2s 3s 4s 5h 6h 7h 9c 9d 9s 9h"), "discard", pile=10)
+    no_samples = replace(DEFAULT_CONFIG, samples=0)
+    advice = hint(state, resolve_rules("standard"), config=no_samples)
+    assert [str(a.action) for a in advice.alternatives[:3]] == ["gin As", "gin 4s", "gin 9s"]
+    cheap_big_gin = hint(state, Rules(big_gin_bonus=10, gin_bonus=25), config=no_samples)
+    assert cheap_big_gin.action == Action("gin", parse_card("As"))
+
+
+def test_at_the_last_turn_equal_discards_keep_the_least_deadwood_and_are_no_close_call() -> None:
+    """Every discard is worth 0 at the stock end under the draw rule; the one that keeps least deadwood goes, and
+    a choice between moves all worth the same is no close call."""
+    state = GameState(cards("Ks Qs Js 2h 3h 4h 9c Tc 8d 6c Qh"), "discard", parse_card("2c"), STOCK_END_PILE, 2,
+                      (), cards("4c 2d 4d 6d Td Qd 8h Th Kh 5s 8s Ts 8c 2s"))
+    advice = hint(state, Rules(), config=replace(DEFAULT_CONFIG, samples=8))
+    assert advice.action == Action("discard", parse_card("Qh"))
+    assert advice.close_call is False
+
+
+def test_a_take_at_the_stock_end_worth_as_much_as_the_draw_is_a_close_call() -> None:
+    pile = cards("2c 3c 4c 5c 6c 2d 3d 4d 5d 6d 2h 3h 8d 9d Td 8h 9h Th Jh Qh Kh 4s 5s 6s 8s Ts Js 8c 7s Qs")
+    state = GameState(cards("As 2s 3s 7h 7d 7c Kd Qd Jd 9s"), "draw", parse_card("2c"), pile, 2, (),
+                      cards("3c 5c 2d 4d 6d 3h 9d 8h Th Qh 4s 6s Ts 8c Qs"))
+    advice = hint(state, resolve_rules("standard", {"stock_end_discard": "take_to_knock"}),
+                  config=replace(DEFAULT_CONFIG, samples=0))
+    assert advice.action == Action("take_upcard") and advice.close_call is True
+
+
+def test_a_knock_with_a_card_that_may_be_taken_only_to_knock_is_no_close_call() -> None:
+    """GRA: the 7c came straight back and was retaken, so the only moves are knocks."""
+    state = GameState(cards("As 2s 3s 7h 7d Kd Qd Jd 5c 9h 7c"), "discard", parse_card("4d"), cards("4d"), 30,
+                      (), cards("7c"), drawn_from_discard=parse_card("7c"), returned_discard=True)
+    advice = hint(state, resolve_rules("gra"), config=replace(DEFAULT_CONFIG, samples=8))
+    assert advice.action == Action("knock", parse_card("9h")) and advice.close_call is False
