@@ -38,9 +38,9 @@ API_SETTINGS: dict[str, Any] = {
                 "Exact gin rummy answers: least deadwood and every optimal arrangement, every discard "
                 "of a drawn hand, layoffs, round and game scores under named rule sets.\n\n"
                 "Cards are strings like `As`, `10h`, `Td`, `K♣`; a hand is a list of cards or one "
-                "string (`\"As 2s 3s\"`). Every error is `application/problem+json` (RFC 9457). "
-                "Errors raised by the HTTP server itself before the application runs (request line or "
-                "headers too long: 414, 431, 400) are gunicorn's HTML pages."
+                "string (`\"As 2s 3s\"`). Every error is `application/problem+json` (RFC 9457), also "
+                "those that gunicorn answers itself before the application runs (request line or headers too "
+                "long or unreadable: 414, 431, 400), which carry no request id."
             ),
         },
     },

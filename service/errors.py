@@ -31,12 +31,17 @@ ILLEGAL_KNOCK = PROBLEM_BASE + "illegal-knock"
 
 TITLES = {
     400: "Bad Request",
+    403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
     413: "Content Too Large",
+    414: "URI Too Long",
     415: "Unsupported Media Type",
+    417: "Expectation Failed",
     422: "Unprocessable Content",
+    431: "Request Header Fields Too Large",
     500: "Internal Server Error",
+    501: "Not Implemented",
 }
 
 

@@ -18,15 +18,23 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
+from gunicorn import util
 from gunicorn.glogging import Logger
 
 from service import observability
 from service.config import environment_integer, log_level
+from service.errors import PROBLEM_MEDIA_TYPE, TITLES, problem_body
+
+# gunicorn's 500 comes without a message: the worker was stopped before the application answered.
+WORKER_STOPPED = ("the server stopped the request before the application answered it, as it does when a request "
+                  "outlasts the time limit (GUNICORN_TIMEOUT)")
 
 
 def bind_address(host: str, port: int) -> str:
@@ -69,6 +77,21 @@ class JSONLogger(Logger):  # type: ignore[misc]  # gunicorn is untyped
 
 
 logger_class = JSONLogger
+
+
+def write_problem(client: socket.socket, status: int, reason: str, message: str) -> None:
+    """gunicorn's own error answer (a request line or header it cannot read or will not take, a worker stopped
+    mid-request) as problem+json like every other error, in place of its HTML page."""
+    body = json.dumps(problem_body(status, message or WORKER_STOPPED), separators=(",", ":")).encode()
+    head = (f"HTTP/1.1 {status} {TITLES.get(status, reason)}\r\nConnection: close\r\n"
+            f"Content-Type: {PROBLEM_MEDIA_TYPE}\r\nContent-Length: {len(body)}\r\n\r\n")
+    util.write_nonblock(client, head.encode("latin-1") + body)
+
+
+def post_fork(server: Any, worker: Any) -> None:
+    """gunicorn hook (each worker, once forked): its own error answers are written by ``write_problem``."""
+    util.write_error = write_problem
+
 # Heartbeat files in memory, not on a container's overlay disk.
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 # No control socket: nothing manages the server at run time, and $HOME may be read-only.

@@ -30,8 +30,8 @@ from .schemas import BatchAnswer, BatchError, InputSchema, Problem
 
 ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
     # name: (description, example)
-    "BadRequest": ("The body is not valid JSON; or, answered by gunicorn as an HTML page (`text/html`), a header "
-                   "it cannot read.", problem_body(
+    "BadRequest": ("The body is not valid JSON; or a header that gunicorn cannot read (answered by gunicorn "
+                   "before the application runs, without a request id).", problem_body(
         400, "the request body is not valid JSON: unexpected end of data (line 1, column 2)")),
     "ContentTooLarge": ("The body is over the size limit: 64 KiB, or 2 MiB for a batch (settings "
                    "`GIN_MAX_BODY_BYTES`, `GIN_BATCH_MAX_BODY_BYTES`).", problem_body(
@@ -44,36 +44,22 @@ ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
         type_=INVALID_INPUT, errors=[{
             "pointer": "#/hand",
             "detail": "unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)"}])),
-    "Error": ("Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500. gunicorn answers a few "
-              "itself, before the application runs, as an HTML page (`text/html`): a header it cannot read (400) "
-              "and a worker past its time limit (500).", problem_body(
+    "Error": ("Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500. gunicorn answers two "
+              "itself, without a request id: a 400 for a header it cannot read and a 500 when a request outlasts "
+              "the time limit.", problem_body(
         405, "DELETE is not allowed on /v1/layoffs; allowed: OPTIONS, POST")),
+    # gunicorn refuses these itself, before the application runs. The API's paths are short, so on a documented
+    # route only a query string can make a request line too long: the operations that take one document the 414.
+    "URITooLong": ("The request line is over gunicorn's limit of 4,094 bytes (answered by gunicorn, without a "
+                   "request id).", problem_body(414, "Request Line is too large (4236 > 4094)")),
+    "HeadersTooLarge": ("A header, or their number, is over gunicorn's limits (8,190 bytes each, 100 headers; "
+                        "answered by gunicorn, without a request id).", problem_body(
+        431, "Error parsing headers: 'limit request headers fields size'")),
 }
-
-
-def gunicorn_page(title: str, message: str) -> dict[str, Any]:
-    """The ``text/html`` media of an error page that gunicorn writes itself, before the application runs."""
-    return {"schema": {"type": "string"}, "example": (
-        f"<html>\n  <head>\n    <title>{title}</title>\n  </head>\n  <body>\n    <h1><p>{title}</p></h1>\n"
-        f"    {message}\n  </body>\n</html>\n")}
-
-
-# gunicorn itself refuses a request line over its limit (4,094 bytes) with an HTML page. The API's paths are
-# short, so on a documented route only a query string can make a request line that long: the operations that
-# take one document this 414. Headers over its limits (8,190 bytes each, 100 of them) get a 431 on any
-# operation, and a header it cannot read a 400 (in the default response).
-URI_TOO_LONG: dict[str, Any] = {
-    "description": "The request line is over gunicorn's limit of 4,094 bytes; gunicorn answers this itself, in "
-    "HTML, not as problem+json.",
-    "content": {"text/html": gunicorn_page("URI Too Long", "Request Line is too large (4236 &gt; 4094)")}}
-HEADERS_TOO_LARGE: dict[str, Any] = {
-    "description": "A header, or their number, is over gunicorn's limits (8,190 bytes each, 100 headers); gunicorn "
-    "answers this itself, in HTML, not as problem+json.",
-    "content": {"text/html": gunicorn_page("Request Header Fields Too Large",
-                                           "Error parsing headers: &#x27;limit request headers fields size&#x27;")}}
+# The errors that only gunicorn answers: they carry no request id.
+GUNICORN_ERRORS = ("URITooLong", "HeadersTooLarge")
 ALLOW_HEADER: dict[str, Any] = {"schema": {"type": "string"}, "example": "OPTIONS, POST",
                                 "description": "A 405's: the methods the path takes."}
-BAD_HEADER_PAGE = gunicorn_page("Bad Request", "Invalid HTTP Header: &#x27;X-BAD&#x27;")
 BODY_ERRORS = {400: "BadRequest", 413: "ContentTooLarge", 415: "UnsupportedMediaType", 422: "UnprocessableContent"}
 QUERY_ERRORS = {414: "URITooLong", 422: "UnprocessableContent"}
 
@@ -183,14 +169,12 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         for name, (description, example) in ERROR_RESPONSES.items():
             content: dict[str, Any] = {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"},
                                                             "example": example}}
-            headers: dict[str, Any] = {REQUEST_ID_HEADER: REQUEST_ID}
-            if name in (DEFAULT_ERROR, "BadRequest"):  # the statuses of gunicorn's own pages among the app's
-                content["text/html"] = BAD_HEADER_PAGE
+            response: dict[str, Any] = {"description": description, "content": content}
+            if name not in GUNICORN_ERRORS:
+                response["headers"] = {REQUEST_ID_HEADER: REQUEST_ID}
             if name == DEFAULT_ERROR:
-                headers["Allow"] = ALLOW_HEADER
-            spec.components.response(name, {"description": description, "content": content, "headers": headers})
-        spec.components.response("URITooLong", URI_TOO_LONG)
-        spec.components.response("HeadersTooLarge", HEADERS_TOO_LARGE)
+                response["headers"]["Allow"] = ALLOW_HEADER
+            spec.components.response(name, response)
 
 
 class NoQuery(InputSchema):

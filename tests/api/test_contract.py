@@ -138,13 +138,9 @@ def test_every_operation_documents_its_answers_and_errors(spec: dict[str, Any]) 
             assert _examples(responses["200"]["content"]["application/json"]), (method, path)
             if "requestBody" in operation:
                 assert _examples(operation["requestBody"]["content"]["application/json"]), (method, path)
-    gunicorn_pages = {"URITooLong": ["text/html"], "HeadersTooLarge": ["text/html"],
-                      # its 400 page (a header it cannot read), and its 500 page (a worker's timeout)
-                      "BadRequest": ["application/problem+json", "text/html"],
-                      "Error": ["application/problem+json", "text/html"]}
     for name, response in spec["components"]["responses"].items():
-        # Only gunicorn's own refusals, before the application runs, are not problem+json.
-        assert list(response["content"]) == gunicorn_pages.get(name, ["application/problem+json"]), name
+        # Every error is problem+json, gunicorn's own refusals too.
+        assert list(response["content"]) == ["application/problem+json"], name
         assert all(_examples(media) for media in response["content"].values()), name
 
 

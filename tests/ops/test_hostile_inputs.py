@@ -5,15 +5,19 @@ same workers are alive, healthy and answering.
 from __future__ import annotations
 
 import gzip
+import http.client
 import json
 import re
+import socket
 from dataclasses import dataclass
 
 import pytest
 
-from service.api import URI_TOO_LONG
+from service.api import ERROR_RESPONSES
+from service.errors import problem_body
+from service.gunicorn_conf import WORKER_STOPPED
 
-from .conftest import HAND
+from .conftest import HAND, service_server
 from .live_server import GunicornServer, exchange
 
 ANALYZE = "/v1/hands/analyze"
@@ -81,6 +85,12 @@ CASES = [
     ("PUT", "PUT", ANALYZE, JSON, body({"hand": HAND}), False, (405,)),
     ("unknown path", "POST", "/v1/hands/analyse", JSON, body({"hand": HAND}), False, (404,)),
     ("query of 600 cards", "GET", ANALYZE + "?hand=" + ",".join(["As"] * 600), {}, b"", False, (422,)),
+    # Refused by gunicorn itself, before the application runs.
+    ("request line over 4,094 bytes", "GET", ANALYZE + "?hand=" + "As," * 3000, {}, b"", False, (414,)),
+    ("200 headers", "GET", "/readyz", {f"X-H{i}": "1" for i in range(200)}, b"", False, (431,)),
+    ("a header of 9,000 bytes", "GET", "/readyz", {"X-Long": "x" * 9000}, b"", False, (431,)),
+    ("a header name with a control byte", "GET", "/readyz", {"X-Bad\x01": "1"}, b"", False, (400,)),
+    ("a raw non-ASCII byte in the request line", "GET", ANALYZE + "?hand=\xe9", {}, b"", False, (400,)),
 ]
 
 # A batch answers 200 with one result per hand; a hostile hand gets its own 422 problem there.
@@ -148,14 +158,30 @@ def assert_problem(problem: dict[str, object], status: int) -> None:
     assert problem["title"] and problem["detail"]
 
 
-def test_gunicorn_limits_are_4xx_and_harmless(target: Target) -> None:
-    """Request lines and headers beyond gunicorn's limits are refused by gunicorn itself, in HTML (as documented)."""
+def test_gunicorn_refusals_are_the_documented_problems(target: Target) -> None:
+    """gunicorn's own 414 and 431 are the problems the spec shows (the request line's length aside)."""
     long_line = exchange(target.port, "GET", ANALYZE + "?hand=" + "As," * 3000)
-    assert long_line.status == 414 and long_line.headers["Content-Type"] == "text/html"
-    documented = URI_TOO_LONG["content"]["text/html"]["example"]
-    assert re.sub(r"\(\d+ ", "(N ", long_line.body.decode()) == re.sub(r"\(\d+ ", "(N ", documented)
-    many_headers = exchange(target.port, "GET", "/readyz", headers={f"X-H{i}": "1" for i in range(200)})
-    assert 400 <= many_headers.status < 500
+    long_header = exchange(target.port, "GET", "/readyz", headers={"X-Long": "x" * 9000})
+    for reply, name in ((long_line, "URITooLong"), (long_header, "HeadersTooLarge")):
+        documented = ERROR_RESPONSES[name][1]
+        assert re.sub(r"\(\d+ ", "(N ", reply.json()["detail"]) == re.sub(r"\(\d+ ", "(N ", documented["detail"])
+        assert reply.json() == {**documented, "detail": reply.json()["detail"]}
+        assert "X-Request-ID" not in reply.headers  # as documented: gunicorn answers before the app's id
+
+
+def test_a_request_past_the_time_limit_gets_a_problem() -> None:
+    """A worker held past ``GUNICORN_TIMEOUT`` (here by a body that never comes) is stopped; gunicorn's 500
+    is a problem like every other error."""
+    with service_server(workers=1, env={"GUNICORN_TIMEOUT": "1"}) as server:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
+            connection.sendall(f"POST {ANALYZE} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                               "Content-Length: 100\r\n\r\n".encode())
+            response = http.client.HTTPResponse(connection, method="POST")
+            response.begin()
+            problem = json.loads(response.read())
+        assert response.status == 500 and response.headers["Content-Type"] == "application/problem+json"
+        assert problem == problem_body(500, WORKER_STOPPED)
+        assert exchange(server.port, "POST", ANALYZE, body({"hand": HAND}), JSON).status == 200
 
 
 @pytest.mark.parametrize("size", [100, 64 * 1024])
