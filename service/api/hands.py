@@ -62,8 +62,9 @@ class Analyze(MethodView):
         a query could not say its null). Integers are written with the digits 0-9. Each parameter is
         given once.
         """
+        answer = analyze(**args)
         observability.count_hands_analyzed()
-        return jsonify(analyze(**args))
+        return jsonify(answer)
 
     @blp.arguments(AnalyzeRequest(), examples=EXAMPLES)
     @blp.doc(operationId="analyzeHand")
@@ -74,8 +75,9 @@ class Analyze(MethodView):
         For 11 cards the top level describes the best discard (`discard`), and `discards` lists
         every discard, best first.
         """
+        answer = analyze(**args)
         observability.count_hands_analyzed()
-        return jsonify(analyze(**args))
+        return jsonify(answer)
 
 
 BATCH_ITEM = AnalyzeRequest()

@@ -10,6 +10,8 @@ import pytest
 from flask.testing import FlaskClient
 from prometheus_client.parser import text_string_to_metric_families
 
+from service import create_app
+from service.api import hands as hands_api
 from service.core.cards import ALL_CARDS, format_card, hand_from_cards, parse_card
 from service.core.melds import analyze_drawn_hand, min_deadwood, optimal_arrangements
 
@@ -232,6 +234,20 @@ def test_a_batch_counts_only_the_hands_it_analyzed(call: Call, client: FlaskClie
     results = call("POST", "/v1/hands/analyze/batch", json={"hands": hands}).get_json()["results"]
     assert [result["status"] for result in results] == [200, 422, 200, 422, 200]
     assert _hands_analyzed(client) == before + 3
+
+
+@pytest.mark.parametrize(("method", "where"), [("POST", "json"), ("GET", "query_string")])
+def test_a_hand_whose_analysis_fails_is_not_counted(monkeypatch: pytest.MonkeyPatch, method: str,
+                                                    where: str) -> None:
+    def fail(**args: object) -> None:
+        raise RuntimeError("the analysis failed")
+
+    monkeypatch.setattr(hands_api, "analyze", fail)
+    client = create_app().test_client()  # not TESTING: the error is answered, as in production
+    before = _hands_analyzed(client)
+    answer = client.open("/v1/hands/analyze", method=method, **{where: {"hand": TEN}})
+    assert answer.status_code == 500
+    assert _hands_analyzed(client) == before
 
 
 @pytest.mark.parametrize(("hands", "detail"), [([], "expected 1 to 1000 items"),
