@@ -580,7 +580,9 @@ class GameScore(Schema):
     shutout = fields.Boolean(required=True, metadata={
         "description": "The game is complete, the loser won no hand, and the rules' `shutout` is not `none` (under "
         "`none` it is always false)."})
-    final_scores = fields.List(fields.Integer(), required=True, metadata={"description": "Totals with every bonus."})
+    final_scores = fields.List(fields.Integer(), required=True, metadata={
+        "description": "Totals with every bonus so far: the box points, and the game bonus once the game is "
+        "complete (before that, the scores as they stand)."})
     settlement = fields.Integer(required=True, validate=Range(0), metadata={
         "description": "What `payer` pays the other side once the game is complete: the difference between the "
         "final scores (0 before then)."})
