@@ -17,7 +17,7 @@ from werkzeug.exceptions import NotFound
 from . import observability
 from .api import Api, register_api
 from .config import cors_origins, load_config
-from .errors import register_error_handlers
+from .errors import problem, register_error_handlers
 from .json_provider import OrjsonProvider
 
 CORS_RESOURCES = r"/(v1/.*|openapi\.(json|yaml))"
@@ -72,9 +72,19 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api = Api(app)
     register_api(api, app)
     app.extensions["openapi"] = spec_documents(api.spec.to_dict())
-    app.register_blueprint(get_swaggerui_blueprint(
-        "/docs", "/openapi.json", config={"app_name": app.config["API_TITLE"], "validatorUrl": None}))
+    docs = get_swaggerui_blueprint(
+        "/docs", "/openapi.json", config={"app_name": app.config["API_TITLE"], "validatorUrl": None})
+    docs.after_request(failed_precondition_as_problem)
+    app.register_blueprint(docs)
     return app
+
+
+def failed_precondition_as_problem(answer: Response) -> Response:
+    """A documentation file asked for with an ``If-Match`` or ``If-Unmodified-Since`` that does not hold: Werkzeug
+    answers 412 but keeps the file as the body; a problem instead."""
+    if answer.status_code == 412:
+        return problem(412, "the If-Match or If-Unmodified-Since condition failed for this file")
+    return answer
 
 
 def pass_preflights_to_unknown_paths() -> Response | None:

@@ -51,8 +51,9 @@ def test_config_defaults_and_errors() -> None:
 
 
 # The reason phrases of RFC 9110, section 15: a problem's title is its status's phrase.
-TITLES = {400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 413: "Content Too Large",
-          415: "Unsupported Media Type", 422: "Unprocessable Content", 500: "Internal Server Error"}
+TITLES = {400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 412: "Precondition Failed",
+          413: "Content Too Large", 415: "Unsupported Media Type", 416: "Range Not Satisfiable",
+          422: "Unprocessable Content", 500: "Internal Server Error"}
 
 
 def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untyped-def]
@@ -528,6 +529,14 @@ def test_docs_are_served_from_package_files(client) -> None:  # type: ignore[no-
     bundle = client.get("/docs/swagger-ui-bundle.js")
     assert bundle.status_code == 200 and len(bundle.get_data()) > 100_000
     assert client.get("/docs").status_code == 308
+
+
+@pytest.mark.parametrize(("headers", "status"), [({"If-Match": '"not-this-file"'}, 412),
+                                                ({"Range": "bytes=99999999-"}, 416)])
+def test_a_docs_file_whose_condition_or_range_fails_is_a_problem(client, headers: dict[str, str],  # type: ignore[no-untyped-def]
+                                                                 status: int) -> None:
+    """Found by a mutation audit: the 412 carried the whole file as text/css, the 416 was titled "Error"."""
+    _problem(client.get("/docs/swagger-ui.css", headers=headers), status)
 
 
 def test_spec_is_served_as_json_and_yaml(app: Flask, client) -> None:  # type: ignore[no-untyped-def]

@@ -169,6 +169,33 @@ def test_gunicorn_refusals_are_the_documented_problems(target: Target) -> None:
         assert "X-Request-ID" not in reply.headers  # as documented: gunicorn answers before the app's id
 
 
+# The reason phrases of RFC 9110 for the statuses gunicorn answers itself.
+GUNICORN_STATUSES = {400: "Bad Request", 414: "URI Too Long", 417: "Expectation Failed",
+                     431: "Request Header Fields Too Large", 501: "Not Implemented"}
+
+
+@pytest.mark.parametrize(("head", "status"), [
+    ("GET /readyz HTTP/1.1\r\nX-Bad\x01: 1\r\n\r\n", 400),
+    (f"GET {ANALYZE}?hand={'As,' * 3000} HTTP/1.1\r\n\r\n", 414),
+    (f"POST {ANALYZE} HTTP/1.1\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{{}}", 417),
+    ("GET /readyz HTTP/1.1\r\nX-Long: " + "x" * 9000 + "\r\n\r\n", 431),
+    (f"POST {ANALYZE} HTTP/1.1\r\nTransfer-Encoding: xyz\r\n\r\n", 501),
+], ids=lambda value: str(value) if isinstance(value, int) else None)
+def test_gunicorn_answers_a_whole_problem(target: Target, head: str, status: int) -> None:
+    """Status line and title in RFC 9110's words (gunicorn's own line for a 501 says "Bad Request"), the body's
+    length given, and the connection closed."""
+    with socket.create_connection(("127.0.0.1", target.port), timeout=30) as connection:
+        connection.sendall(head.encode("latin-1"))
+        response = http.client.HTTPResponse(connection, method=head.split()[0])
+        response.begin()
+        payload = response.read()
+    assert (response.status, response.reason) == (status, GUNICORN_STATUSES[status])
+    assert response.headers["Content-Type"] == "application/problem+json"
+    assert response.headers["Connection"] == "close" and response.headers["Content-Length"] == str(len(payload))
+    problem = json.loads(payload)
+    assert (problem["status"], problem["title"]) == (status, GUNICORN_STATUSES[status]) and problem["detail"]
+
+
 def test_a_request_past_the_time_limit_gets_a_problem() -> None:
     """A worker held past ``GUNICORN_TIMEOUT`` (here by a body that never comes) is stopped; gunicorn's 500
     is a problem like every other error."""
