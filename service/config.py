@@ -47,16 +47,20 @@ API_SETTINGS: dict[str, Any] = {
 }
 
 
+INTEGER = re.compile(r"-?[0-9]+")
+"""An integer setting as written (Python's ``int`` also reads ``64_000``, ``+5`` and other scripts' digits)."""
+
+
 def environment_integer(name: str, default: int, environ: Mapping[str, str] = os.environ, *, minimum: int = 0) -> int:
-    """The integer in variable ``name``, ``default`` if it is unset or empty; a ValueError naming it when it is no
-    integer or is below ``minimum``."""
+    """The integer in variable ``name`` (the digits 0-9; blanks around them, as an env file may leave, are
+    ignored), ``default`` if it is unset or blank; a ValueError naming it when it is no such integer or is below
+    ``minimum``."""
     raw = environ.get(name) or ""
-    if not raw:
+    if not raw.strip():
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+    if not INTEGER.fullmatch(raw.strip()):
+        raise ValueError(f"{name} must be an integer written with the digits 0-9, got {raw!r}")
+    value = int(raw)
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
     return value

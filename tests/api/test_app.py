@@ -12,6 +12,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.exceptions import MethodNotAllowed
+from werkzeug.routing import MapAdapter
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from service import __version__, create_app
@@ -37,8 +38,10 @@ def test_config_defaults_and_errors() -> None:
     assert config["MAX_CONTENT_LENGTH"] == 64 * 1024
     assert config["BATCH_MAX_CONTENT_LENGTH"] == 2 * 1024 * 1024
     assert config["API_VERSION"] == __version__
-    with pytest.raises(ValueError, match="GIN_MAX_BODY_BYTES must be an integer"):
-        load_config({"GIN_MAX_BODY_BYTES": "lots"})
+    for written in ("lots", "64_000", "+5", "\u0663", "6 4"):  # int() reads the middle three
+        with pytest.raises(ValueError, match="GIN_MAX_BODY_BYTES must be an integer written with the digits 0-9"):
+            load_config({"GIN_MAX_BODY_BYTES": written})
+    assert load_config({"GIN_MAX_BODY_BYTES": " 1234\n"})["MAX_CONTENT_LENGTH"] == 1234  # as an env file may leave it
     with pytest.raises(ValueError, match=r"^GIN_BATCH_MAX_BODY_BYTES must be at least 1, got 0$"):
         load_config({"GIN_BATCH_MAX_BODY_BYTES": "0"})  # was taken: every batch a 413 'limit of 0 bytes'
     assert (config["LOG_LEVEL"], load_config({"GIN_LOG_LEVEL": "debug"})["LOG_LEVEL"]) == ("INFO", "DEBUG")
@@ -224,6 +227,9 @@ def test_an_ipv6_origin_is_matched_exactly() -> None:
     for other in ("http://[::1]:30000", "http://1:3000", "http://[::2]:3000", "http://x[::1]:3000"):
         answer = client.get(f"/v1/hands/analyze?hand={TEN}", headers={"Origin": other})
         assert "Access-Control-Allow-Origin" not in answer.headers, other
+    upper = create_app({"CORS_ORIGINS": "http://[::ABCD]:3000"}).test_client()  # browsers send it in lower case
+    answer = upper.get(f"/v1/hands/analyze?hand={TEN}", headers={"Origin": "http://[::abcd]:3000"})
+    assert answer.headers["Access-Control-Allow-Origin"] == "http://[::abcd]:3000"
 
 
 def test_any_origin_may_be_allowed() -> None:
@@ -246,6 +252,7 @@ def test_a_cors_setting_that_is_no_origin_stops_the_start(setting: str) -> None:
                                      "https://play.example.com"),
     ("http://localhost:03000", "is not written as browsers send it: http://localhost:3000"),
     ("http://localhost:65536", "has no valid port: 65536"),
+    ("http://localhost:0", "has no valid port: 0"),
     ("http://[::ffff:7f00:1]", "is an IPv4-mapped address: give the IPv4 origin"),
 ])
 def test_a_cors_origin_no_browser_would_send_stops_the_start(setting: str, problem: str) -> None:
@@ -259,6 +266,21 @@ def test_method_not_allowed_keeps_allow_header(call: Call) -> None:
     body = _problem(response, 405)
     assert response.headers["Allow"] == "OPTIONS, POST"  # sorted, the same in every process
     assert "DELETE is not allowed" in body["detail"]
+
+
+def test_an_options_answer_sorts_the_allowed_methods_whatever_order_werkzeug_gives(
+        app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(MapAdapter, "allowed_methods", lambda self, path_info=None: ["POST", "OPTIONS"])
+    with app.test_request_context("/v1/layoffs", method="OPTIONS"):
+        answer = app.make_default_options_response()
+    assert answer.status_code == 204 and answer.headers["Allow"] == "OPTIONS, POST"
+
+
+def test_a_preflight_to_a_real_path_keeps_its_allow_header() -> None:
+    allowing = create_app({"CORS_ORIGINS": PAGE}).test_client()
+    answer = allowing.options("/v1/layoffs", headers={"Origin": PAGE, "Access-Control-Request-Method": "POST"})
+    assert answer.status_code == 204 and answer.headers["Allow"] == "OPTIONS, POST"
+    assert answer.headers["Access-Control-Allow-Origin"] == PAGE
 
 
 def test_a_405_sorts_the_allowed_methods_whatever_order_werkzeug_gives(app: Flask) -> None:

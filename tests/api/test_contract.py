@@ -243,8 +243,14 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
         monkeypatch.setenv("HOST", host)  # an IPv6 address as is ('::' was ':::9123', which gunicorn refused)
         assert parse_address(importlib.reload(conf).bind) == address
     monkeypatch.setenv("GUNICORN_TIMEOUT", "30s")
-    with pytest.raises(ValueError, match=r"^GUNICORN_TIMEOUT must be an integer, got '30s'$"):
+    with pytest.raises(ValueError, match=r"^GUNICORN_TIMEOUT must be an integer written with the digits 0-9, "
+                                         r"got '30s'$"):
         importlib.reload(conf)
+    for setting, refusal in {"GUNICORN_TIMEOUT": "-1", "PORT": "-5", "GUNICORN_THREADS": "0"}.items():
+        monkeypatch.setenv(setting, refusal)
+        with pytest.raises(ValueError, match=rf"^{setting} must be at least [01], got {refusal}$"):
+            importlib.reload(conf)
+        monkeypatch.delenv(setting)
     monkeypatch.setenv("GUNICORN_TIMEOUT", "7")
     monkeypatch.setenv("LOG_LEVEL", " Warning")
     assert importlib.reload(conf).loglevel == "warning"
@@ -255,6 +261,13 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("WEB_CONCURRENCY", "0")
     with pytest.raises(ValueError, match=r"^WEB_CONCURRENCY must be at least 1, got 0$"):
         importlib.reload(conf)
+    monkeypatch.undo()
+    for name in ("HOST", "PORT", "GUNICORN_THREADS", "GUNICORN_TIMEOUT", "GUNICORN_GRACEFUL_TIMEOUT",
+                 "GUNICORN_KEEPALIVE", "GUNICORN_ACCESS_LOG", "LOG_LEVEL"):
+        monkeypatch.delenv(name, raising=False)
+    conf = importlib.reload(conf)
+    assert (conf.bind, conf.threads, conf.timeout, conf.graceful_timeout, conf.keepalive, conf.loglevel) == (
+        "0.0.0.0:8000", 1, 30, 30, 5, "info")  # the documented defaults
     monkeypatch.undo()
     importlib.reload(conf)  # the defaults again, for the tests that read them
 
