@@ -14,6 +14,8 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from werkzeug.test import TestResponse
 
+from service.errors import ILLEGAL_KNOCK, INVALID_INPUT, PROBLEM_MEDIA_TYPE
+
 SPEC_URI = "urn:gin-service:openapi"
 Call = Callable[..., TestResponse]
 
@@ -54,11 +56,25 @@ def check_conforms(spec: dict[str, Any], registry: Registry, response: TestRespo
     validator = Draft202012Validator(schema, registry=registry)
     errors = sorted(validator.iter_errors(response.get_json()), key=str)
     assert not errors, "\n".join(e.message for e in errors[:5])
+    if response.mimetype == PROBLEM_MEDIA_TYPE:
+        check_problem_type(response.get_json())
+    elif path.endswith("/batch") and response.status_code == 200:
+        for result in response.get_json()["results"]:
+            if "problem" in result:
+                check_problem_type(result["problem"])
     for name, header in documented.get("headers", {}).items():
         header = spec["components"]["headers"][header["$ref"].rsplit("/", 1)[1]] if "$ref" in header else header
         if name == "Allow" and response.status_code != 405:
             continue  # a 405's alone
         assert Draft202012Validator(header["schema"]).is_valid(response.headers.get(name)), (name, response.headers)
+
+
+def check_problem_type(problem: dict[str, Any]) -> None:
+    """Invalid input is a problem of the service's own types; any other error has no type of its own."""
+    if problem["status"] == 422:
+        assert problem["type"] in (INVALID_INPUT, ILLEGAL_KNOCK), problem
+    else:
+        assert problem["type"] == "about:blank", problem
 
 
 @pytest.fixture()

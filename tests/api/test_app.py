@@ -22,7 +22,7 @@ from service.core.rules import RulesError
 from service.core.scoring import GameError
 from service.errors import PROBLEM_MEDIA_TYPE, handle_http_exception
 
-from .conftest import Call
+from .conftest import Call, check_problem_type
 
 TEN = "As 2s 3s 7h 7d 7c Kd Qd Jd 5c"
 
@@ -65,6 +65,7 @@ def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untype
     body = response.get_json()
     assert {"type", "title", "status", "detail"} <= body.keys()
     assert body["status"] == status and body["title"] == TITLES[status]
+    check_problem_type(body)
     assert response.status == f"{status} {TITLES[status]}"  # the status line says what the title says
     return body  # type: ignore[no-any-return]
 
@@ -157,11 +158,19 @@ def test_a_compressed_body_is_refused_with_the_encoding_the_service_reads(call: 
         assert call("POST", "/v1/hands/analyze", data=f'{{"hand": "{TEN}"}}', **plain).status_code == 200
 
 
-@pytest.mark.parametrize("charset", ["utf-8", "UTF-8", "utf8", "UTF8"])
-def test_a_body_declared_utf_8_in_either_spelling_is_read(call: Call, charset: str) -> None:
+@pytest.mark.parametrize("parameters", ["charset=utf-8", "charset=UTF-8", "charset=utf8", "charset=UTF8", "foo=bar"])
+def test_a_body_declared_utf_8_in_either_spelling_or_not_at_all_is_read(call: Call, parameters: str) -> None:
     response = call("POST", "/v1/hands/analyze", data=f'{{"hand": "{TEN}"}}',
-                    content_type=f"application/json; charset={charset}")
+                    content_type=f"application/json; {parameters}")
     assert response.status_code == 200 and response.get_json()["deadwood"] == 5
+
+
+def test_answers_and_problems_are_compact_utf_8(call: Call) -> None:
+    """As documented: no blanks between members, and non-ASCII characters as they are, not escaped."""
+    problem = call("POST", "/v1/hands/analyze", json={"hand": "Zz"}).get_data()
+    assert problem.startswith(b'{"type":"') and b'"status":422' in problem and "♠ ♥ ♦ ♣".encode() in problem
+    answer = call("POST", "/v1/hands/analyze", json={"hand": "A♠ 2♠ 3♠ 7h 7d 7c Kd Qd Jd 5c"}).get_data()
+    assert answer.startswith(b'{"hand":["As","2s","3s",') and b'"deadwood":5' in answer
 
 
 def test_options_lists_the_methods_without_content(client: FlaskClient) -> None:
@@ -412,6 +421,9 @@ def test_a_field_name_is_escaped_in_its_pointer(call: Call) -> None:
     assert [error["pointer"] for error in body["errors"]] == ["#/a~1b~0c%20d"]
     colon = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "a:b": 1}), 422)
     assert [error["pointer"] for error in colon["errors"]] == ["#/a:b"]  # ':' is allowed in a fragment
+    nameless = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "": 1}), 422)
+    assert [error["pointer"] for error in nameless["errors"]] == ["#/"]
+    assert nameless["detail"].startswith('"": unknown field')  # the nameless field is shown as ""
 
 
 def test_unknown_query_parameter_is_named(call: Call) -> None:
