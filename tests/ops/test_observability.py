@@ -185,6 +185,18 @@ def test_a_missing_or_unsafe_request_id_is_replaced(
 def test_generated_request_ids_differ(client: FlaskClient) -> None:
     ids = {client.get("/fail/404").headers["X-Request-ID"] for _ in range(20)}
     assert len(ids) == 20
+    assert len({request_id[:16] for request_id in ids}) > 1  # 128 random bits, not 64 padded with zeros
+
+
+def test_log_times_are_utc_with_milliseconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "America/New_York")  # the server's own time zone does not show
+    time.tzset()
+    try:
+        assert observability._utc_timestamp(1_700_000_000.5) == "2023-11-14T22:13:20.500+00:00"
+        assert observability._utc_timestamp(1_700_003_600.25) == "2023-11-14T23:13:20.250+00:00"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def test_a_request_rejected_by_a_later_hook_is_timed_and_keeps_its_id(
@@ -213,6 +225,22 @@ print(app.test_client().get("/metrics").status_code)
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert run.stdout.splitlines()[-1] == "500"
     assert "made before PROMETHEUS_MULTIPROC_DIR was set" in run.stderr
+
+
+@pytest.mark.parametrize(("level", "logged_levels"), [
+    ("", ["ERROR"]), ("CRITICAL", []), ("debug", ["DEBUG", "ERROR"])])
+def test_the_app_logs_one_json_line_a_record_from_its_level(level: str, logged_levels: list[str]) -> None:
+    """Outside pytest, whose own log handler keeps Flask from adding its plain-text one: each record is one
+    JSON line on standard error, and ``GIN_LOG_LEVEL`` sets which are written."""
+    script = """
+from service import create_app
+app = create_app()
+app.logger.debug("a detail")
+app.logger.error("a failure")
+"""
+    env = {**os.environ, "GIN_LOG_LEVEL": level}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert [json.loads(line)["level"] for line in run.stderr.splitlines()] == logged_levels, run.stderr
 
 
 def test_an_exception_that_escapes_flask_is_counted_logged_and_leaves_nothing_in_progress(
