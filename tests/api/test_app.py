@@ -426,6 +426,45 @@ def test_a_field_name_is_escaped_in_its_pointer(call: Call) -> None:
     assert nameless["detail"].startswith('"": unknown field')  # the nameless field is shown as ""
 
 
+CARD_EXPECTED = "expected a card as a string of at most 16 characters, like 'As'"
+UNKNOWN_CARD = "unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)"
+
+
+@pytest.mark.parametrize(("url", "body", "errors"), [
+    ("/v1/hands/analyze", {"hand": TEN, "upcard": 5}, [{"pointer": "#/upcard", "detail": CARD_EXPECTED}]),
+    ("/v1/hands/analyze", {"hand": TEN, "rules": {"oklahoma": 1.0, "shutout": 0.0}},  # shown as given
+     [{"pointer": "#/rules/oklahoma", "detail": "expected true or false, got 1.0"},
+      {"pointer": "#/rules/shutout", "detail": "expected one of double_bonus, double_score, none, got 0.0"}]),
+    ("/v1/hands/analyze", {"hand": TEN, "rules": 5},
+     [{"pointer": "#/rules", "detail": "expected a preset name or an object of rule parameters"}]),
+    ("/v1/hands/analyze", {"hand": TEN, "rules": {"target": 2.0**53}},  # a whole number still exact in a float
+     [{"pointer": "#/rules/target", "detail": "expected at most 10000, got 9007199254740992"}]),
+    ("/v1/hands/analyze", {"upcard": "Zz", "hand": "As 2s"},  # in the schema's order, not the request's
+     [{"pointer": "#/hand", "detail": "a hand here has 10 or 11 cards, got 2"},
+      {"pointer": "#/upcard", "detail": UNKNOWN_CARD}]),
+    ("/v1/hands/analyze/batch", {"hands": {"a": {"hand": TEN}}},
+     [{"pointer": "#/hands", "detail": "expected a list (a JSON array)"}]),
+])
+def test_body_faults_are_named_with_what_was_expected(call: Call, url: str, body: dict[str, Any],
+                                                      errors: list[dict[str, str]]) -> None:
+    """Found by a mutation audit of the schemas: each message and pointer as it should be."""
+    assert _problem(call("POST", url, json=body), 422)["errors"] == errors
+
+
+@pytest.mark.parametrize(("query", "errors"), [
+    ("&knock_limit=-1", [{"parameter": "knock_limit", "detail": "expected at least 0, got -1"}]),
+    ("&oklahoma=True&upcard=3d", [{"parameter": "oklahoma", "detail": 'expected true or false, got "True"'}]),
+    ("&oklahoma=true&upcard=3d&eleven_card_deal=true", [{"parameter": "eleven_card_deal", "detail":
+     "Oklahoma needs a first upcard to set the knock limit; this deal turns none up"}]),
+    ("&rules=oklahoma", [{"parameter": "upcard", "detail": "Oklahoma rules need the first upcard to set the knock "
+                                                          "limit"}]),
+])
+def test_query_faults_name_their_parameter(call: Call, query: str, errors: list[dict[str, str]]) -> None:
+    """Found by a mutation audit of the schemas: a rule's fault in a query names its parameter, as in a body."""
+    answer = call("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}{query}", template="/v1/hands/analyze")
+    assert _problem(answer, 422)["errors"] == errors
+
+
 def test_unknown_query_parameter_is_named(call: Call) -> None:
     body = _problem(call("GET", f"/v1/hands/analyze?hand={TEN}&knocklimit=5"), 422)
     [error] = body["errors"]

@@ -237,10 +237,24 @@ def test_a_hint_has_a_time_budget_by_default(call: Call, monkeypatch: pytest.Mon
     assert not unhurried["time_budget_reached"] and unhurried["samples"] == 24 and given == [0.04, 0.25]
 
 
+@pytest.mark.parametrize("field", ["upcard", "drawn_from_discard"])
+def test_a_card_given_as_null_is_a_card_not_given(call: Call, field: str) -> None:
+    without = {key: value for key, value in DRAW_STATE.items() if key != field}
+    assert call("POST", "/v1/hint", json={**without, field: None}).get_json() == \
+        call("POST", "/v1/hint", json=without).get_json()
+
+
+def test_the_longest_time_budget_is_taken(call: Call) -> None:
+    assert call("POST", "/v1/hint", json={**DRAW_STATE, "time_budget_ms": 1000}).status_code == 200
+
+
 @pytest.mark.parametrize(
     ("change", "pointer", "fragment"),
     [
         ({"time_budget_ms": 0}, "#/time_budget_ms", "expected at least 1, got 0"),
+        ({"time_budget_ms": 1001}, "#/time_budget_ms", "expected at most 1000, got 1001"),
+        ({"discard_pile": ["4d"] * 53}, "#/discard_pile", "expected 0 to 52 items, got 53"),
+        ({"opponent_discards": ["7c"] * 53}, "#/opponent_discards", "expected 0 to 52 items, got 53"),
         ({"time_budget_ms": 2.5}, "#/time_budget_ms", "integer"),
         ({"knock_margin": -1}, "#/knock_margin", "expected at least 0, got -1"),
         ({"knock_margin": "high"}, "#/knock_margin", "number"),

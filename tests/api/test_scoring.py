@@ -76,6 +76,17 @@ def test_nothing_is_laid_off_against_gin_and_the_answer_says_why(call: Call) -> 
          'expected a list of melds, each a list of cards or one string, like [["6h", "7h", "8h"], "Qs Qd Qc"]'),
         ({"knocker_melds": ["6h 7h 8h 5h", "Js Qs Ks Ts", "As 2s 3s 4s"], "defender": DEFENDER}, "#/knocker_melds",
          "the knocker's melds hold 12 cards"),
+        # found by a mutation audit of the schemas: each fault where it is, nothing dropped or passed over
+        ({"knocker_melds": ["Js Jd Jc", "Ah"], "defender": DEFENDER}, "#/knocker_melds/1",
+         "a meld here has 3 to 11 cards, got 1"),
+        ({"knocker_melds": ["As 2s 3s", "Js Jd Jc", "7h 8h 9h", "Kd Kh Kc"],
+          "defender": "4s 5s 6h 6c Th 4d 4c 9c Tc Qc"},
+         "#/knocker_melds", "expected 1 to 3 items, got 4"),
+        ({"knocker_melds": ["Qs Qd Qc", ["6h", "7h", "8h"]],
+          "defender": ["9h", "Th", "2c", "3c", "4c", "Qh", "5s", "5d", "Ks", "8h"]},
+         "#/defender/9", "8h is in both the defender's hand and a knocker meld"),
+        ({"knocker_melds": ["Qs Qd Qc"], "defender": DEFENDER + " 2h"}, "#/defender",
+         "a hand here has 10 cards, got 11"),
     ],
 )
 def test_layoff_input_errors(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
@@ -156,6 +167,8 @@ def test_oklahoma_spade_upcard_doubles(call: Call) -> None:
          "the knocker's deadwood is 53, above the knock limit of 10"),
         ({"knocker": "As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h", "defender": "3h 9c 2d 9d Jc Qc Kc Th Td Ts",
           "rules": "standard"}, "#/discard", "an 11-card knocker needs its discard, since big gin is not played"),
+        ({"knocker": KNOCKER, "defender": DEFENDER, "knocker_melds": ["As 2s 3s", "7h 7d 7c", "Jd Qd Kd", "Ah 2h 3h"]},
+         "#/knocker_melds", "expected 0 to 3 items, got 4"),
     ],
 )
 def test_round_input_errors_name_the_field(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
@@ -213,6 +226,13 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
     assert answer["hands"] == [{"winner": 0, "points": 70, "extra_boxes": 3}] and answer["boxes"] == [4, 0]
 
 
+def test_a_game_of_the_most_hands_or_deals_is_scored(call: Call) -> None:
+    hands = call("POST", "/v1/games/score", json={"hands": [{"winner": None, "points": 0}] * 500})
+    deals = call("POST", "/v1/games/score", json={"deals": [{"tables": [{"winner": None, "points": 0}] * 2}] * 250})
+    assert hands.status_code == deals.status_code == 200
+    assert len(hands.get_json()["running_totals"]) == 500 and len(deals.get_json()["running_totals"]) == 250
+
+
 @pytest.mark.parametrize(
     ("body", "pointer", "detail"),
     [
@@ -246,6 +266,9 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
         ({"hands": [{"winner": 1, "points": 0}], "rules": "hoyle"}, "#/hands/0", "at least 1 point"),
         ({"deals": [{"tables": [{"winner": 0, "points": 9}, {"winner": 1, "points": 0}]}]}, "#/deals/0/tables/1",
          "a hand won scores at least 1 point"),
+        ({"hands": [{"winner": None, "points": 0}] * 501}, "#/hands", "expected 0 to 500 items, got 501"),
+        ({"deals": [{"tables": [{"winner": None, "points": 0}] * 2}] * 251}, "#/deals",
+         "expected 0 to 250 items, got 251"),
     ],
 )
 def test_game_input_errors(call: Call, body: dict, pointer: str, detail: str) -> None:  # type: ignore[type-arg]
