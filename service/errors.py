@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from flask import Flask, Response, current_app, request
 from marshmallow import ValidationError
-from werkzeug.exceptions import HTTPException, InternalServerError, UnsupportedMediaType
+from werkzeug.exceptions import ClientDisconnected, HTTPException, InternalServerError, UnsupportedMediaType
 
 from .core.cards import CardError
 from .core.errors import FieldError
@@ -134,6 +134,8 @@ def _http_detail(error: HTTPException) -> str:
         return "the request body must be JSON, sent with Content-Type: application/json"
     if error.code == 500:
         return "the server could not answer this request; the failure has been logged"
+    if isinstance(error, ClientDisconnected):  # where the server does not end the body itself, as gunicorn does
+        return "the request body ended before the length its Content-Length header gave"
     return error.description or TITLES.get(error.code or 500, "Error")
 
 

@@ -324,6 +324,17 @@ def test_a_chunked_body_is_held_to_the_limit(app: Flask, past: int, status: int)
         assert "limit of 65536 bytes" in json.loads(b"".join(answer))["detail"]
 
 
+def test_a_body_shorter_than_its_content_length_is_named(app: Flask) -> None:
+    """Under a server that leaves the body open-ended (gunicorn ends it at what arrived, then it is short JSON)."""
+    environ = EnvironBuilder(path="/v1/hands/analyze", method="POST", input_stream=io.BytesIO(b'{"hand": "As 2s'),
+                             content_type="application/json").get_environ()
+    environ["CONTENT_LENGTH"] = "100"
+    answer, status_line, _ = run_wsgi_app(app, environ, buffered=True)
+    assert status_line == "400 Bad Request"
+    assert json.loads(b"".join(answer))["detail"] == (
+        "the request body ended before the length its Content-Length header gave")
+
+
 def test_unexpected_error_is_a_500_that_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:
     app = create_app()  # not TESTING: exceptions are handled, as in production
 
