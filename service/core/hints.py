@@ -439,12 +439,16 @@ def _check_turn_count(state: GameState, rules: Rules) -> None:
     upcard = None if rules.eleven_card_deal else _dealt_upcard(state)
     not_ours = hand_from_cards(thrown) | (0 if upcard is None else card_bit(upcard))
     in_pile = hand_from_cards(state.discard_pile) & ~not_ours
-    taken = hand_from_cards(known) & ~not_ours & ~in_pile
-    ours = (in_pile | taken).bit_count()
+    # Each card the opponent took counts as one of ours: its own discards come back to it only through us, and
+    # the upcard, if not through us, it took on the hand's first move, a turn ahead of us.
+    taken = hand_from_cards(known)
+    ours = in_pile.bit_count() + taken.bit_count()
     if ours > turns:
         if in_pile.bit_count() <= turns:  # the known cards tip it over: they are the likelier fault
+            ahead = (f" (or it took the upcard {format_card(upcard)} on the first move, a turn ahead of you)"
+                     if upcard is not None and taken >> upcard & 1 else "")
             raise HintStateError("opponent_hand_known", f"the opponent takes from the pile only the upcard or your "
-                                 f"discards, so you would have discarded {' '.join(format_hand(taken))} too: "
+                                 f"discards, so you would have discarded {' '.join(format_hand(taken))} too{ahead}: "
                                  f"{_count(ours, 'discard')} of yours in all, but you have had at most as many "
                                  f"turns as the opponent, {turns}")
         raise HintStateError("discard_pile", f"{_count(ours, 'card')} in the pile or taken from it were neither "

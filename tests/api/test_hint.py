@@ -301,7 +301,33 @@ def test_the_longest_time_budget_is_taken(call: Call) -> None:
         ({"phase": "first_upcard", "discard_pile": [], "stock_count": 31, "opponent_discards": [],
           "opponent_hand_known": ["Tc"]}, "#/opponent_hand_known", "nobody has taken a card before the first upcard"),
         # 4d above Tc was taken and thrown again, by us: with Tc that is two discards of ours in one turn each
-        ({"discard_pile": ["Tc", "4d", "7c"]}, "#/discard_pile", "2 cards in the pile or taken from it"),
+        ({"discard_pile": ["Tc", "4d", "7c"]}, "#/discard_pile", "2 cards in the pile or taken from it were neither "
+         "the upcard nor the opponent's discards, so they are your discards; but you have had at most as many turns "
+         "as the opponent, 1: give all its discards. Or is the upcard wrong? It is the deal's first face-up card, at "
+         "the bottom of the pile until taken: the pile's bottom card is Tc, not 4d"),
+        # from a mutation audit of the state checks:
+        ({"phase": "discard", "hand": DRAW_STATE["hand"] + " 8c", "stock_count": 28,
+          "opponent_hand_known": ["Ah", "2h"]}, "#/opponent_hand_known",
+         "2 cards taken from the pile, but the opponent has had 1 turn"),
+        ({"discard_pile": ["4d", "Tc", "2c", "3c", "7c"], "opponent_discards": ["7c", "2c", "3c", "7c", "7c"],
+          "stock_count": 27}, "#/opponent_discards", "7c is discarded in the opponent's turns 4 and 5"),
+        ({"upcard": None, "rules": {"eleven_card_deal": True}}, "#/discard_pile",
+         "2 cards in the pile or taken from it"),  # no upcard: 4d at the bottom was ours too
+        ({"opponent_discards": ["7c", "Kh"]}, "#/opponent_discards/1", "Kh was discarded face up"),
+        ({"phase": "first_upcard", "upcard": None, "discard_pile": ["4d", "Tc"], "stock_count": 30,
+          "opponent_discards": []}, "#/upcard", "needs the upcard"),
+        ({"phase": "discard", "hand": DRAW_STATE["hand"] + " 8c", "stock_count": 29}, "#/stock_count",
+         "11 in hand + 10 held by the opponent + 3 in the pile + 29 in the stock = 53"),
+        ({"phase": "discard", "hand": DRAW_STATE["hand"] + " 4d", "discard_pile": [], "stock_count": 31,
+          "opponent_discards": [], "drawn_from_discard": "9h"}, "#/drawn_from_discard",
+         "the pile's top card was 4d (the upcard), not 9h"),
+        # the opponent holds its own discard 2h: it came back to it through us, a third discard of ours
+        ({"discard_pile": ["4d", "Tc", "3c", "7c"], "opponent_discards": ["2h", "7c"], "opponent_hand_known": ["2h"],
+          "stock_count": 28}, "#/opponent_hand_known", "so you would have discarded 2h too: 3 discards of yours"),
+        # the opponent holds the upcard: it came through us, or the opponent took it first and is a turn ahead
+        ({"discard_pile": ["7c", "Tc", "3c", "2h"], "opponent_discards": ["7c", "2h"], "opponent_hand_known": ["4d"],
+          "stock_count": 28}, "#/opponent_hand_known", "so you would have discarded 4d too (or it took the upcard 4d "
+         "on the first move, a turn ahead of you): 3 discards of yours"),
     ],
 )
 def test_impossible_states_are_422_naming_the_field(call: Call, change: dict[str, Any], pointer: str,
@@ -310,6 +336,25 @@ def test_impossible_states_are_422_naming_the_field(call: Call, change: dict[str
     problem = response.get_json()
     assert response.status_code == 422 and response.mimetype == "application/problem+json"
     assert problem["errors"][0]["pointer"] == pointer and fragment in problem["detail"], problem
+
+
+def test_a_short_pile_message_ends_by_asking_for_the_discards(call: Call) -> None:
+    """With the upcard at the pile's bottom as given, there is no doubt about it to add."""
+    state = {**DRAW_STATE, "discard_pile": ["4d", "Tc", "2c", "3c", "7c"], "stock_count": 27}
+    assert call("POST", "/v1/hint", json=state).get_json()["detail"].endswith("give all its discards")
+
+
+def test_a_card_taken_other_than_the_upcard_is_named_without_a_word_on_the_discards(call: Call) -> None:
+    """Nothing has been discarded yet, so the opponent's discards cannot be at fault."""
+    state = {**DRAW_STATE, "phase": "discard", "hand": DRAW_STATE["hand"] + " 4d", "discard_pile": [],
+             "stock_count": 31, "opponent_discards": [], "drawn_from_discard": "9h"}
+    assert call("POST", "/v1/hint", json=state).get_json()["errors"] == [
+        {"pointer": "#/drawn_from_discard", "detail": "the pile's top card was 4d (the upcard), not 9h"}]
+
+
+def test_the_seed_is_used(call: Call) -> None:
+    answers = [call("POST", "/v1/hint", json={**DRAW_STATE, "seed": seed}).get_json() for seed in (0, 7)]
+    assert answers[0] != answers[1]
 
 
 def test_a_card_thrown_straight_back_may_come_round_again_where_the_rules_allow_it(call: Call) -> None:
@@ -350,7 +395,7 @@ def test_no_card_is_taken_from_the_pile_after_the_discard_that_ended_the_hand(ca
     for state in (late, taken):
         problem = call("POST", "/v1/hint", json=state).get_json()
         assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/stock_count", problem
-        assert "the hand is already over" in problem["detail"]
+        assert "the hand is already over (it ends when 2 are left)" in problem["detail"]
 
 
 def test_the_first_turn_of_an_eleven_card_deal_is_a_discard(call: Call) -> None:
@@ -375,6 +420,9 @@ def test_the_first_turn_of_an_eleven_card_deal_is_a_discard(call: Call) -> None:
         ({"upcard": "9h"}, "#/upcard", "an eleven-card deal turns no card up"),
         ({"rules": {"eleven_card_deal": True, "oklahoma": True}}, "#/rules/eleven_card_deal",
          "Oklahoma needs a first upcard"),
+        ({"drawn_from_discard": "9h"}, "#/opponent_discards", "the opponent has discarded since the hand began"),
+        ({"discard_pile": [], "stock_count": 31, "opponent_discards": ["Kh"], "opponent_hand_known": ["Kh"]},
+         "#/discard_pile", "(listed oldest first, so its top card last) is empty"),
     ],
 )
 def test_an_eleven_card_deal_has_no_upcard(call: Call, change: dict[str, Any], pointer: str, fragment: str) -> None:
@@ -440,9 +488,10 @@ def test_game_colony_lets_the_card_taken_at_the_stock_end_be_the_knocks_discard(
         ["pass"]  # GRA's throw-back does not make the 50th-card rule Game Colony's
     returned = {**KNOCK_WITH_IT, "rules": {"preset": "gra", "stock_end_discard": "take_to_knock_any"},
                 "returned_discard": True}
-    assert call("POST", "/v1/hint", json=returned).get_json()["errors"][0] == {
-        "pointer": "#/returned_discard",
-        "detail": "the card offered at the stock end is taken only to knock, so it is never thrown back"}
+    for offered in (returned, _taken(returned)):  # before taking it and after
+        assert call("POST", "/v1/hint", json=offered).get_json()["errors"][0] == {
+            "pointer": "#/returned_discard",
+            "detail": "the card offered at the stock end is taken only to knock, so it is never thrown back"}
     problem = call("POST", "/v1/hint", json=_taken(fifty)).get_json()
     assert problem["errors"][0] == {"pointer": "#/drawn_from_discard",
                                     "detail": "Jd is taken only to knock or go gin (at the stock end), and this hand "

@@ -554,6 +554,11 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
          "pile"),
         ({"upcard": parse_card("Ah")}, "upcard", "must be in the pile"),
         ({"drawn_from_discard": parse_card("As")}, "drawn_from_discard", "only in the discard phase"),
+        ({"phase": "first_upcard", "stock_count": 31, "discard_pile": cards("9h"), "opponent_discards": (),
+          "drawn_from_discard": parse_card("As")}, "drawn_from_discard", "only in the discard phase"),
+        ({"phase": "discard", "hand": (*TEN, parse_card("9c")), "stock_count": 29, "drawn_from_discard": 13},
+         "drawn_from_discard", "13 is not a card"),
+        ({"upcard": True}, "upcard", "true is not a card"),
         ({"phase": "first_upcard", "upcard": None, "discard_pile": ()}, "upcard",
          "needs the upcard (here or as the pile's one card)"),
         ({"phase": "first_upcard", "stock_count": 31}, "discard_pile", "only the upcard"),
@@ -617,6 +622,12 @@ def test_impossible_states_name_the_field(changes: dict[str, object], field: str
         hint(replace(DRAW, **changes), Rules())  # type: ignore[arg-type]
     assert error.value.field == field
     assert words in error.value.message
+
+
+def test_a_card_that_is_no_card_is_pointed_at_where_it_is_listed() -> None:
+    with pytest.raises(HintStateError) as error:
+        hint(replace(DRAW, hand=(*TEN[:9], 13)), Rules())
+    assert (error.value.field, error.value.index) == ("hand", 9)
 
 
 def test_a_discard_never_seen_is_pointed_at_where_it_is_listed() -> None:
