@@ -394,6 +394,9 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
         if state.stock_count == FULL_STOCK and taken is None and not _first_turn(state, rules):
             raise HintStateError("drawn_from_discard", "nobody has drawn from the stock yet, so the eleventh card "
                                  "was taken from the pile: name it here")
+        if taken is not None and not thrown and rules.eleven_card_deal:
+            raise HintStateError("drawn_from_discard", "an eleven-card deal turns no card up, so until the opponent "
+                                 "discards there is no card to take from the pile")
         if taken is not None:
             was_on_top, which = (thrown[-1], "the opponent's last discard") if thrown else (state.upcard, "the upcard")
             if was_on_top is not None and taken != was_on_top:

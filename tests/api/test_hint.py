@@ -420,7 +420,8 @@ def test_the_first_turn_of_an_eleven_card_deal_is_a_discard(call: Call) -> None:
         ({"upcard": "9h"}, "#/upcard", "an eleven-card deal turns no card up"),
         ({"rules": {"eleven_card_deal": True, "oklahoma": True}}, "#/rules/eleven_card_deal",
          "Oklahoma needs a first upcard"),
-        ({"drawn_from_discard": "9h"}, "#/opponent_discards", "the opponent has discarded since the hand began"),
+        ({"drawn_from_discard": "9h"}, "#/drawn_from_discard", "an eleven-card deal turns no card up, so until the "
+         "opponent discards there is no card to take from the pile"),
         ({"discard_pile": [], "stock_count": 31, "opponent_discards": ["Kh"], "opponent_hand_known": ["Kh"]},
          "#/discard_pile", "(listed oldest first, so its top card last) is empty"),
     ],
