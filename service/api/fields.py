@@ -8,11 +8,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, get_args
+from typing import Any, TypeVar, get_args
 
 from marshmallow import ValidationError, fields, validate
 
-from ..core.cards import SPACE, Card, CardError, Hand, format_card, parse_card, parse_hand, split_hand_text
+from ..core.cards import (
+    SPACE,
+    Card,
+    CardError,
+    Hand,
+    card_count_error,
+    format_card,
+    parse_card,
+    parse_hand,
+    split_hand_text,
+)
 from ..core.errors import describe_value
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, resolve_rules
 from ..core.scoring import Side
@@ -25,6 +35,7 @@ CARD_PATTERN = rf"^{_SPACE}*{_RANKS}{_SPACE}*{_SUITS}{_SPACE}*$"
 
 CARD_MAX_LENGTH = 16
 CARDS_TEXT_MAX_LENGTH = 256
+T = TypeVar("T")
 
 
 def component_ref(name: str) -> dict[str, str]:
@@ -98,21 +109,43 @@ class CardsField(fields.Field[Hand]):
         if isinstance(value, str):
             if len(value) > CARDS_TEXT_MAX_LENGTH:
                 raise ValidationError(f"expected at most {CARDS_TEXT_MAX_LENGTH} characters")
-        elif not isinstance(value, list):
+            items = split_hand_text(value)
+        elif isinstance(value, list):
+            items = value
+        else:
             raise ValidationError(self._LIST_EXPECTED)
-        elif not_text := {i: [_CARD_EXPECTED] for i, card in enumerate(value)
-                          if not isinstance(card, str) or len(card) > CARD_MAX_LENGTH}:
+        if len(items) > self.sizes[-1]:  # refused by its count alone, however many of its items are faulty
+            raise ValidationError(str(card_count_error(len(items), self.sizes, self.noun)))
+        if isinstance(value, list) and (not_text := {i: [_CARD_EXPECTED] for i, card in enumerate(value)
+                                                     if not isinstance(card, str) or len(card) > CARD_MAX_LENGTH}):
             raise ValidationError(not_text)
         try:
-            return parse_hand(value, self.sizes, self.noun)
+            return parse_hand(items, self.sizes, self.noun)
         except CardError as error:
-            faults = {} if isinstance(value, str) else _card_faults(value)
+            faults = _card_faults(items)
+            if isinstance(value, str):  # a string has no items to point at: its faults in one message
+                raise ValidationError("; ".join(fault for found in faults.values() for fault in found)
+                                      or str(error)) from None
             raise ValidationError(faults or str(error)) from None
 
     _LIST_EXPECTED = "expected a list of cards like [\"As\", \"2s\"] or a string like \"As 2s\""
 
 
-class MeldsField(fields.List[Hand]):
+class BoundedList(fields.List[T]):
+    """A list refused whole, before its items are loaded, when it is longer than its ``Length`` allows: a long
+    list of faulty items would otherwise be answered with a fault for each, a problem many times the request."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None,
+                     **kwargs: Any) -> list[T | None]:
+        for validator in self.validators:
+            if isinstance(validator, validate.Length) and isinstance(value, list):
+                most = validator.max if validator.equal is None else validator.equal
+                if most is not None and len(value) > most:
+                    validator(value)
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class MeldsField(BoundedList[Hand]):
     """Melds laid out: a list of melds, each a list of cards or one string."""
 
     def __init__(self, **kwargs: Any) -> None:

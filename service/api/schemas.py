@@ -37,6 +37,7 @@ from .fields import (
     ROUND_WINNERS,
     RULE_SET_REF,
     BooleanField,
+    BoundedList,
     CardField,
     CardsField,
     IntegerField,
@@ -244,7 +245,7 @@ class HandResult(RequestSchema):
 class Deal(RequestSchema):
     """A partnership deal: the two tables' results, winners given as teams 0 and 1."""
 
-    tables = fields.List(fields.Nested(HandResult), required=True, validate=Length(equal=2))
+    tables = BoundedList(fields.Nested(HandResult), required=True, validate=Length(equal=2))
 
 
 class GameScoreRequest(RequestSchema):
@@ -253,8 +254,8 @@ class GameScoreRequest(RequestSchema):
     # in the spec, one named schema for each kind of game, so that generated clients type both
     openapi_alternatives = {"GameScoreByHands": "hands", "GameScoreByDeals": "deals"}  # noqa: RUF012 (a constant)
 
-    hands = fields.List(fields.Nested(HandResult), validate=Length(0, HANDS_LIMIT))
-    deals = fields.List(fields.Nested(Deal), validate=Length(0, DEALS_LIMIT))
+    hands = BoundedList(fields.Nested(HandResult), validate=Length(0, HANDS_LIMIT))
+    deals = BoundedList(fields.Nested(Deal), validate=Length(0, DEALS_LIMIT))
     rules = RulesField(load_default=resolve_rules)
 
     @validates_schema
@@ -337,15 +338,15 @@ class HintRequest(RequestSchema):
         "description": "The deal's first upcard (it sets Oklahoma's knock limit). Optional outside Oklahoma, "
         "where the pile's bottom card may be it; none in an eleven-card deal (rule `eleven_card_deal`), whose "
         "first turn is the non-dealer's discard from 11 cards."})
-    discard_pile = fields.List(CardField(), load_default=list, validate=Length(0, 52), metadata={
+    discard_pile = BoundedList(CardField(), load_default=list, validate=Length(0, 52), metadata={
         "uniqueItems": True, "description": "The discard pile, oldest first; its last card is the one that can be "
         "taken."})
     stock_count = IntegerField(required=True, validate=Range(0, FULL_STOCK), metadata={
         "description": "Cards left in the stock."})
-    opponent_hand_known = fields.List(CardField(), load_default=list, validate=Length(
+    opponent_hand_known = BoundedList(CardField(), load_default=list, validate=Length(
         0, HAND_SIZE, error="expected at most {max} cards: the opponent holds " + str(HAND_SIZE)), metadata={
         "uniqueItems": True, "description": "Cards the opponent took from the pile and still holds."})
-    opponent_discards = fields.List(CardField(), load_default=list, validate=Length(0, 52), metadata={
+    opponent_discards = BoundedList(CardField(), load_default=list, validate=Length(0, 52), metadata={
         "description": "Every card the opponent discarded, oldest first (a card may come back); empty only "
         "before its first turn."})
     drawn_from_discard = CardField(allow_none=True, metadata={

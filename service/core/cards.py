@@ -238,12 +238,18 @@ def parse_hand(cards: str | Iterable[str], sizes: Iterable[int] | None = None, n
 
 
 def _check_size(hand: Hand, sizes: Iterable[int], noun: str = "hand") -> None:
+    if error := card_count_error(hand.bit_count(), sizes, noun):
+        raise error
+
+
+def card_count_error(count: int, sizes: Iterable[int], noun: str = "hand") -> CardError | None:
+    """The error for ``count`` cards where ``sizes`` lists the numbers allowed (``noun`` names the cards), or None."""
     allowed = sorted(set(sizes))
-    count = hand.bit_count()
-    if count not in allowed:
-        contiguous = len(allowed) > 2 and allowed[-1] - allowed[0] == len(allowed) - 1
-        wanted = f"{allowed[0]} to {allowed[-1]}" if contiguous else " or ".join(map(str, allowed))
-        raise CardError(f"a {noun} here has {wanted} cards, got {count}")
+    if count in allowed:
+        return None
+    contiguous = len(allowed) > 2 and allowed[-1] - allowed[0] == len(allowed) - 1
+    wanted = f"{allowed[0]} to {allowed[-1]}" if contiguous else " or ".join(map(str, allowed))
+    return CardError(f"a {noun} here has {wanted} cards, got {count}")
 
 
 def format_hand(hand: Hand) -> list[str]:

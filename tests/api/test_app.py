@@ -574,6 +574,50 @@ def test_every_bad_card_of_a_list_is_named_at_once(call: Call) -> None:
     assert [error["pointer"] for error in not_text["errors"]] == ["#/hand/0", "#/hand/2"]
 
 
+def test_every_bad_card_of_a_string_is_named_at_once(call: Call) -> None:
+    problem = _problem(call("POST", "/v1/hands/analyze", json={"hand": "Xs 2s 3s 7h 7d 7c Kd Qd 2S 1c"}), 422)
+    [error] = problem["errors"]
+    assert error["pointer"] == "#/hand"
+    assert re.findall(r"(?:unknown|duplicate) card \S+", error["detail"]) == [
+        "unknown card 'Xs':", "duplicate card 2s;", "unknown card '1c':"]
+
+
+FAULTY = "Zz"
+"""An item that is no card (and no object of any request): each one alone is a fault of its own."""
+
+
+@pytest.mark.parametrize(("url", "body", "pointer", "detail"), [
+    ("/v1/hands/analyze", {"hand": [FAULTY] * 5000}, "#/hand", "a hand here has 10 or 11 cards, got 5000"),
+    ("/v1/hands/analyze", {"hand": " ".join([FAULTY] * 80)}, "#/hand", "a hand here has 10 or 11 cards, got 80"),
+    ("/v1/hands/analyze", {"hand": [FAULTY] * 12}, "#/hand", "a hand here has 10 or 11 cards, got 12"),
+    ("/v1/hands/analyze/batch", {"hands": [{"hand": [FAULTY] * 5000}]}, "#/hands/0/hand",
+     "a hand here has 10 or 11 cards, got 5000"),
+    ("/v1/layoffs", {"defender": TEN, "knocker_melds": [[FAULTY]] * 4000}, "#/knocker_melds",
+     "expected 1 to 3 items, got 4000"),
+    ("/v1/layoffs", {"defender": TEN, "knocker_melds": [[FAULTY] * 4000]}, "#/knocker_melds/0",
+     "a meld here has 3 to 11 cards, got 4000"),
+    ("/v1/rounds/score", {"knocker": TEN, "defender": [FAULTY] * 4000}, "#/defender",
+     "a hand here has 10 cards, got 4000"),
+    ("/v1/games/score", {"hands": [{}] * 4000}, "#/hands", "expected 0 to 500 items, got 4000"),
+    ("/v1/games/score", {"deals": [{}] * 4000}, "#/deals", "expected 0 to 250 items, got 4000"),
+    ("/v1/games/score", {"deals": [{"tables": [{}] * 4000}]}, "#/deals/0/tables", "expected exactly 2 items, got 4000"),
+    ("/v1/hint", {"discard_pile": [FAULTY] * 4000}, "#/discard_pile", "expected 0 to 52 items, got 4000"),
+    ("/v1/hint", {"opponent_discards": [FAULTY] * 4000}, "#/opponent_discards", "expected 0 to 52 items, got 4000"),
+    ("/v1/hint", {"opponent_hand_known": [FAULTY] * 4000}, "#/opponent_hand_known",
+     "expected at most 10 cards: the opponent holds 10"),
+])
+def test_a_list_too_long_is_refused_by_its_count_alone(call: Call, url: str, body: dict[str, Any], pointer: str,
+                                                        detail: str) -> None:
+    """A list longer than allowed gets one fault, its count, not one for each faulty item in it: the problem stays
+    a fraction of the request's size."""
+    if url == "/v1/hint":
+        body = {"hand": TEN, "phase": "draw", "stock_count": 20, **body}
+    response = call("POST", url, json=body)
+    problem = response.get_json()["results"][0]["problem"] if url.endswith("batch") else _problem(response, 422)
+    assert problem["errors"] == [{"pointer": pointer, "detail": detail}]
+    assert len(response.get_data()) < 500
+
+
 @pytest.mark.parametrize(("url", "body", "detail"), [
     ("/v1/layoffs", {"knocker_melds": [["6h", "7h", "8H"]]}, "8h is in both the defender's hand and a knocker meld"),
     ("/v1/rounds/score", {"knocker": "As 2s 3s 7h 7d 7c Kd Qd Jd 8h"}, "8h is in both hands"),
