@@ -6,6 +6,7 @@ accepts) and documents itself in OpenAPI with the same constraints: patterns, si
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any, TypeVar, get_args
@@ -330,11 +331,15 @@ def load_rules(preset: str | None, overrides: Mapping[str, object], preset_at_ro
 
 def parameter_json_schema(parameter: RuleParameter) -> dict[str, Any]:
     """OpenAPI schema of one rule parameter, from its core description. Choices refer to a component of
-    their own, so that generated clients share one enum between the body and the query string."""
+    their own, so that generated clients share one enum between the body and the query string.
+
+    The default rules' value is told, not given as the schema's ``default``: a parameter left out takes the
+    preset's value, and clients generated with defaults would send them all, undoing the preset."""
     schema: dict[str, Any] = (
         {"allOf": [component_ref(choices_component(parameter))]} if parameter.choices
         else {"type": [parameter.kind, "null"] if parameter.nullable else parameter.kind})
-    schema.update(description=parameter.description, default=parameter.default)
+    default = json.dumps(parameter.default)
+    schema["description"] = f"{parameter.description} Default rules: `{default}`; a preset may set another value."
     if parameter.minimum is not None:
         schema["minimum"] = parameter.minimum
     if parameter.maximum is not None:

@@ -35,10 +35,13 @@ from referencing import Registry
 
 from service.api.fields import CARD_PATTERN, hand_text_pattern
 from service.core.cards import CardError, parse_card, parse_hand
+from service.core.rules import RULE_PARAMETERS
 from service.spec import COMMITTED
 from service.spec import main as spec_main
 
 from .conftest import SPEC_URI
+
+DEFAULT_RULES = {parameter.name: parameter.default for parameter in RULE_PARAMETERS}
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -179,6 +182,22 @@ def test_enums_that_are_shared_or_nullable_are_named_components(spec: dict[str, 
             assert not {"type", "enum"} & schema.keys(), where
     named_enums = {"PresetName", "OklahomaAce", "Shutout", "StockEndDiscard", "Player", "RoundWinner"}
     assert named_enums <= spec["components"]["schemas"].keys()
+
+
+def test_rule_parameters_tell_their_default_rules_value_but_give_no_schema_default(spec: dict[str, Any]) -> None:
+    """A rule parameter left out takes its preset's value, so no schema gives it a ``default``: generated clients
+    (openapi-python-client) send every default they are given, which undid a preset sent beside them."""
+    in_query = [p for _, _, op in _operations(spec) for p in op.get("parameters", []) if p.get("name") in DEFAULT_RULES]
+    schemas = spec["components"]["schemas"]
+    documented = [*in_query, *(schemas[name]["properties"][parameter] for name in ("RuleParameters", "RuleSet")
+                               for parameter in DEFAULT_RULES)]
+    assert len(in_query) == len(DEFAULT_RULES) - 1  # all but big_gin_bonus, which changes no analysis
+    for schema in documented:
+        assert "default" not in schema and "default" not in schema.get("schema", {})
+    described = {p["name"]: p["description"] for p in in_query} | schemas["RuleParameters"]["properties"]
+    for name, value in DEFAULT_RULES.items():
+        description = described[name] if isinstance(described[name], str) else described[name]["description"]
+        assert f"Default rules: `{json.dumps(value)}`" in description
 
 
 def _examples(media: dict[str, Any]) -> list[Any]:
