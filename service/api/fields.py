@@ -274,12 +274,17 @@ _QUERY_INTEGER = re.compile(r"-?[0-9]+")
 
 
 class QueryBooleanField(ShowsInvalidValue, fields.Boolean):
-    """A boolean in a query string: ``true`` or ``false``."""
+    """A boolean in a query string: ``true`` or ``false``, in any letter case (Python writes ``True``)."""
 
     default_error_messages = {"invalid": "expected true or false"}  # noqa: RUF012 (marshmallow reads it from the class)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(truthy={"true"}, falsy={"false"}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> bool:
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise self.make_error("invalid", input=value)
 
 
 class RulesField(fields.Field[Rules]):

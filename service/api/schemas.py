@@ -158,7 +158,9 @@ class BatchItems(fields.List[Any]):
 class BatchAnalyzeRequest(RequestSchema):
     """Up to 1,000 hands; ``rules`` applies to every hand that has none of its own."""
 
-    hands = BatchItems(fields.Nested(AnalyzeRequest), required=True, validate=Length(1, BATCH_LIMIT))
+    hands = BatchItems(fields.Nested(AnalyzeRequest), required=True, validate=Length(1, BATCH_LIMIT), metadata={
+        "description": "The hands, each answered on its own: one that is not valid gets its own problem in the "
+        "results while the others are analyzed."})
     rules = RulesField(load_default=resolve_rules, metadata={
         "description": "The rules of every hand that gives none of its own. A hand's own `rules` replace these "
         "whole: the two are not merged."})
@@ -225,7 +227,9 @@ class HandResult(RequestSchema):
                           validate=OneOf(PLAYERS, error=WINNER_EXPECTED + ", got {input}"),
                           error_messages={"invalid": WINNER_EXPECTED},
                           metadata=refer_to(PLAYER_REF, "Player (or team) 0 or 1; null for a drawn hand."))
-    points = IntegerField(required=True, validate=Range(0, 10000))
+    points = IntegerField(required=True, validate=Range(0, 10000), metadata={
+        "description": "Points the winner scored with the hand (a round's `points`, bonuses and doubling included); "
+        "0 for a drawn hand."})
     extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata={
         "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
         "2 for gin, doubled when a spade upcard doubles the score; `points` must then be at least what that "
@@ -245,7 +249,8 @@ class HandResult(RequestSchema):
 class Deal(RequestSchema):
     """A partnership deal: the two tables' results, winners given as teams 0 and 1."""
 
-    tables = BoundedList(fields.Nested(HandResult), required=True, validate=Length(equal=2))
+    tables = BoundedList(fields.Nested(HandResult), required=True, validate=Length(equal=2), metadata={
+        "description": "The two tables' results of the deal, each won by a team (0 or 1) or drawn."})
 
 
 class GameScoreRequest(RequestSchema):
@@ -254,8 +259,10 @@ class GameScoreRequest(RequestSchema):
     # in the spec, one named schema for each kind of game, so that generated clients type both
     openapi_alternatives = {"GameScoreByHands": "hands", "GameScoreByDeals": "deals"}  # noqa: RUF012 (a constant)
 
-    hands = BoundedList(fields.Nested(HandResult), validate=Length(0, HANDS_LIMIT))
-    deals = BoundedList(fields.Nested(Deal), validate=Length(0, DEALS_LIMIT))
+    hands = BoundedList(fields.Nested(HandResult), validate=Length(0, HANDS_LIMIT), metadata={
+        "description": "A two-player game's hands, in the order played."})
+    deals = BoundedList(fields.Nested(Deal), validate=Length(0, DEALS_LIMIT), metadata={
+        "description": "A partnership game's deals, in the order played."})
     rules = RulesField(load_default=resolve_rules)
 
     @validates_schema
@@ -447,7 +454,9 @@ class HandAnalysis(Schema):
     arrangements = fields.List(fields.Nested(Arrangement), required=True, metadata={
         "description": "Every distinct optimal arrangement (touching runs of a suit joined), best first "
         "(11 cards: after `discard`)."})
-    discard = _card("11 cards: the best legal discard.", required=False)
+    discard = _card("11 cards: the legal discard that leaves the least deadwood (the first of `best_discards`). "
+                    "When `big_gin` is true and the rules play big gin, going out with all 11 cards instead scores "
+                    "more (`/v1/hint` advises it).", required=False)
     best_discards = fields.List(_card(), metadata={
         "description": "11 cards: every legal discard reaching `deadwood`."})
     big_gin = fields.Boolean(metadata={"description": "11 cards: all eleven meld (whether or not the rules "
@@ -464,16 +473,22 @@ class FieldError(Schema):
 
     pointer = fields.String(metadata={"description": "JSON pointer (as a URI fragment) into the body."})
     parameter = fields.String(metadata={"description": "The query parameter at fault."})
-    detail = fields.String(required=True)
+    detail = fields.String(required=True, metadata={"description": "What is wrong there, and what was expected."})
 
 
 class Problem(Schema):
     """An RFC 9457 problem detail (``application/problem+json``)."""
 
-    type = fields.String(required=True, metadata={"description": "A URI naming the kind of problem."})
-    title = fields.String(required=True)
-    status = fields.Integer(required=True)
-    detail = fields.String(required=True)
+    type = fields.String(required=True, metadata={
+        "description": "A URI naming the kind of problem: `tag:gin-service,2025:problems/invalid-input` (a 422 "
+        "for input that is not valid: see `errors`), `tag:gin-service,2025:problems/illegal-knock` (a 422 for a "
+        "knock the rules do not allow: see `deadwood` and `limit`), or `about:blank` for every other status, "
+        "which `title` then names."})
+    title = fields.String(required=True, metadata={"description": "The status's name (RFC 9110), e.g. "
+                                                                  "`Unprocessable Content`."})
+    status = fields.Integer(required=True, metadata={"description": "The HTTP status code."})
+    detail = fields.String(required=True, metadata={
+        "description": "What went wrong in this request, for people (for a 422: its first faults, from `errors`)."})
     errors = fields.List(fields.Nested(FieldError), metadata={"description": "Each invalid input."})
     deadwood = fields.Integer(metadata={"description": "Illegal knock: the knocker's deadwood."})
     limit = fields.Integer(metadata={
@@ -483,15 +498,19 @@ class Problem(Schema):
 class BatchAnswer(Schema):
     """One hand of a batch, answered."""
 
-    status = fields.Integer(required=True, validate=OneOf([200]))
-    analysis = fields.Nested(HandAnalysis, required=True)
+    status = fields.Integer(required=True, validate=OneOf([200]), metadata={
+        "description": "200: the hand was analyzed."})
+    analysis = fields.Nested(HandAnalysis, required=True, metadata={
+        "description": "The hand's analysis, as `POST /v1/hands/analyze` gives it."})
 
 
 class BatchError(Schema):
     """One hand of a batch that could not be answered, with its problem."""
 
-    status = fields.Integer(required=True, validate=OneOf([422]))
-    problem = fields.Nested(Problem, required=True)
+    status = fields.Integer(required=True, validate=OneOf([422]), metadata={
+        "description": "422: the hand could not be analyzed."})
+    problem = fields.Nested(Problem, required=True, metadata={
+        "description": "Why, with pointers from the request's root (`#/hands/3/hand`)."})
 
 
 class BatchAnalysis(Schema):
@@ -499,13 +518,14 @@ class BatchAnalysis(Schema):
 
     results = fields.List(fields.Raw(metadata={"oneOf": [{"$ref": "#/components/schemas/BatchAnswer"},
                                                          {"$ref": "#/components/schemas/BatchError"}]}),
-                          required=True)
+                          required=True, metadata={"description": "One result for each of the request's hands, "
+                                                                  "in order: an analysis or a problem."})
 
 
 class Layoff(Schema):
     """A defender's card and the knocker meld it goes onto."""
 
-    card = _card()
+    card = _card("The defender's card laid off.")
     meld_index = fields.Integer(required=True, metadata={
         "description": "Index into the knocker's melds as the same answer lists them: `knocker_melds` of a layoffs "
         "answer, `knocker.melds` of a round's score (where runs that touch are joined)."})
@@ -523,7 +543,8 @@ class LayoffsResult(Schema):
     layoffs = fields.List(fields.Nested(Layoff), required=True, metadata={
         "description": "The defender's layoffs in its best result, in an order they can be played."})
     deadwood_cards = _cards("The defender's cards neither melded nor laid off.")
-    deadwood = fields.Integer(required=True)
+    deadwood = fields.Integer(required=True, metadata={"description": "The value of `deadwood_cards`: the "
+                                                                      "defender's count."})
 
 
 class Defender(LayoffsResult):
@@ -541,12 +562,17 @@ class RoundScore(Schema):
     winner = fields.String(required=True, allow_none=True, validate=OneOf(ROUND_WINNERS),
                            metadata=refer_to(ROUND_WINNER_REF, "Who scores; null for a tie."))
     points = fields.Integer(required=True, metadata={"description": "Points to the winner, doubling included."})
-    knock_limit = fields.Integer(required=True)
+    knock_limit = fields.Integer(required=True, metadata={
+        "description": "The most deadwood the knocker could keep in this round (Oklahoma: set by the upcard)."})
     doubled = fields.Boolean(required=True, metadata={"description": "Oklahoma: a spade upcard doubled it."})
     extra_boxes = fields.Integer(required=True, metadata={"description": "Oklahoma extra boxes to the winner."})
-    discard = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD))
-    knocker = fields.Nested(Arrangement, required=True)
-    defender = fields.Nested(Defender, required=True)
+    discard = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD), metadata={
+        "description": "The knocker's discard, as given with 11 cards; null for a 10-card knocker and for big "
+        "gin."})
+    knocker = fields.Nested(Arrangement, required=True, metadata={
+        "description": "The knocker's melds as laid out (runs that touch joined) and its deadwood."})
+    defender = fields.Nested(Defender, required=True, metadata={
+        "description": "The defender's best melds and layoffs, and its deadwood."})
 
 
 class ScoredHand(Schema):
@@ -554,7 +580,8 @@ class ScoredHand(Schema):
 
     winner = fields.Integer(required=True, allow_none=True, validate=OneOf(PLAYERS), metadata=refer_to(
         PLAYER_REF, "Player (or team) 0 or 1; null for a drawn hand (or a deal split evenly)."))
-    points = fields.Integer(required=True)
+    points = fields.Integer(required=True, metadata={
+        "description": "Points to the winner (for a partnership deal: the net of its two tables)."})
     extra_boxes = fields.Integer(required=True, metadata={
         "description": "Oklahoma extra boxes won with it; for a partnership deal, those of the winning team's tables "
         "(both, if it won both; a split deal is one hand won by the team with more points, so the other team's "
@@ -595,22 +622,28 @@ class GameScore(Schema):
 class RuleParameterInfo(Schema):
     """A rule parameter: its type, default and meaning."""
 
-    name = fields.String(required=True)
-    type = fields.String(required=True, validate=OneOf(["integer", "boolean", "string"]))
-    nullable = fields.Boolean(required=True)
-    default = fields.Raw(required=True, allow_none=True)
-    minimum = fields.Integer(allow_none=True, required=True)
-    maximum = fields.Integer(allow_none=True, required=True)
-    choices = fields.List(fields.String(), required=True)
-    description = fields.String(required=True)
+    name = fields.String(required=True, metadata={"description": "The parameter's name in `rules`."})
+    type = fields.String(required=True, validate=OneOf(["integer", "boolean", "string"]), metadata={
+        "description": "Its JSON type."})
+    nullable = fields.Boolean(required=True, metadata={"description": "It may also be null."})
+    default = fields.Raw(required=True, allow_none=True, metadata={
+        "description": "Its value in the default rules (no preset)."})
+    minimum = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "Integers: the least value allowed; null for other types."})
+    maximum = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "Integers: the greatest value allowed; null for other types."})
+    choices = fields.List(fields.String(), required=True, metadata={
+        "description": "Strings: the values allowed; empty for other types."})
+    description = fields.String(required=True, metadata={"description": "What it means."})
 
 
 class PresetInfo(Schema):
     """A named rule set, its source, and every parameter's value in it."""
 
-    name = fields.String(required=True)
-    source = fields.String(required=True)
-    description = fields.String(required=True)
+    name = fields.String(required=True, metadata={"description": "The preset's name, as `rules` or `preset` take it."})
+    source = fields.String(required=True, metadata={
+        "description": "The rule document it follows (seeds 000 to 003, as the README lists them)."})
+    description = fields.String(required=True, metadata={"description": "Its rules in brief."})
     rules = fields.Raw(required=True, metadata=refer_to(RULE_SET_REF, "Every rule parameter's value."))
 
 
@@ -618,14 +651,17 @@ class RulesCatalog(Schema):
     """The rule parameters and the presets."""
 
     default = fields.Raw(required=True, metadata=refer_to(RULE_SET_REF, "The default rules (no preset)."))
-    parameters = fields.List(fields.Nested(RuleParameterInfo), required=True)
-    presets = fields.List(fields.Nested(PresetInfo), required=True)
+    parameters = fields.List(fields.Nested(RuleParameterInfo), required=True, metadata={
+        "description": "Every rule parameter a request's `rules` may set."})
+    presets = fields.List(fields.Nested(PresetInfo), required=True, metadata={
+        "description": "Every preset, with its parameters' values."})
 
 
 class Health(Schema):
     """Liveness or readiness."""
 
-    status = fields.String(required=True, validate=OneOf(["ok", "ready"]))
+    status = fields.String(required=True, validate=OneOf(["ok", "ready"]), metadata={
+        "description": "`ok` from `/healthz` (the process answers), `ready` from `/readyz` (an analysis ran)."})
 
 
 class HintAction(Schema):
@@ -634,8 +670,9 @@ class HintAction(Schema):
     type = fields.String(required=True, validate=OneOf(get_args(ActionType)), metadata={
         "description": "`take_upcard`: take the pile's top card (in the `first_upcard` phase, the deal's first "
         "upcard; in the `draw` phase, the last discard: not the request's `upcard`), then the best discard is "
-        "`then_discard` of the first alternative; `pass`: refuse the first upcard; `draw_stock`: draw from the "
-        "stock; `discard`: throw `card`; `knock`: throw `card` face down and lay out `melds`; `gin`: the same "
+        "`then_discard` of the first alternative; `pass`: refuse the first upcard, or at the stock's end the last "
+        "discard offered to knock with (rule `stock_end_discard`), so that the hand is a draw; `draw_stock`: draw "
+        "from the stock; `discard`: throw `card`; `knock`: throw `card` face down and lay out `melds`; `gin`: the same "
         "with no deadwood; `big_gin`: lay out all 11 cards, no discard."})
     card = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD), metadata={
         "description": "The card discarded (discard, knock, gin), else null."})
@@ -644,7 +681,7 @@ class HintAction(Schema):
 class HintAlternative(Schema):
     """A legal move and how the engine rates it."""
 
-    action = fields.Nested(HintAction, required=True)
+    action = fields.Nested(HintAction, required=True, metadata={"description": "The move this alternative makes."})
     evaluation = fields.Float(required=True, metadata={
         "description": "Higher is better: expected points (unit `points`) or minus the expected deadwood after "
         "the next draw (after the next two for the discards that come close to the best; they rank first), less "
@@ -676,7 +713,7 @@ class HintAlternative(Schema):
 class HintAnswer(Schema):
     """The advised move, every legal alternative ranked best first, and why."""
 
-    action = fields.Nested(HintAction, required=True)
+    action = fields.Nested(HintAction, required=True, metadata={"description": "The move advised."})
     alternatives = fields.List(fields.Nested(HintAlternative), required=True, metadata={
         "description": "Every legal move: the advised one, then the others of its `unit` in the engine's order of "
         "preference, then those of the other unit in theirs. Evaluations in points and in deadwood are not "
@@ -686,7 +723,9 @@ class HintAnswer(Schema):
         "description": "The top choices are too close to call; also when the best knock is within 2 points of "
         "what it must exceed to be made (`knock_margin`, or near the stock's end what playing on is expected to "
         "bring), whether it is advised or not."})
-    reason = fields.String(required=True)
+    reason = fields.String(required=True, metadata={
+        "description": "The advice in a sentence or two, for people: the melds kept, and why this move (its "
+        "numbers are estimates from the sampled opponent hands)."})
     melds = _melds("The melds of the cards the advised move keeps (after taking the upcard, those kept after "
                    "`then_discard`; after a stock draw or a pass, the hand as it is); for a knock, the layout to lay "
                    "down (of several with the least deadwood, the one expected to leave the opponent the least to "

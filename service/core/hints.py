@@ -392,8 +392,11 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
         return
     if state.phase == "discard":
         if state.stock_count == FULL_STOCK and taken is None and not _first_turn(state, rules):
+            dealt_eleven = state.upcard is None and not state.discard_pile  # as in an eleven-card deal
             raise HintStateError("drawn_from_discard", "nobody has drawn from the stock yet, so the eleventh card "
-                                 "was taken from the pile: name it here")
+                                 "was taken from the pile: name it here" + (
+                                     " (or, if the deal gave you 11 cards and turned no card up, set the rule "
+                                     "eleven_card_deal)" if dealt_eleven else ""))
         if taken is not None and not thrown and rules.eleven_card_deal:
             raise HintStateError("drawn_from_discard", "an eleven-card deal turns no card up, so until the opponent "
                                  "discards there is no card to take from the pile")

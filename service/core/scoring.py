@@ -159,7 +159,9 @@ def score_round(
             check_knocker_melds(knocker_melds, knocker, discard)
         laid = Arrangement.of(knocker, knocker_melds)
         if big_gin and laid.deadwood:
-            raise IllegalKnockError(laid.deadwood, 0, "big gin needs all 11 cards melded", "knocker_melds")
+            raise IllegalKnockError(laid.deadwood, 0, f"an 11-card knocker without a discard is big gin, which needs "
+                                    f"all 11 cards melded, but these melds leave {laid.deadwood} deadwood: give the "
+                                    "discard", "knocker_melds")
         if laid.deadwood > limit:
             raise IllegalKnockError(laid.deadwood, limit, field="knocker_melds")
         defence = best_defence(laid.melds, defender)

@@ -464,7 +464,8 @@ def test_body_faults_are_named_with_what_was_expected(call: Call, url: str, body
 
 @pytest.mark.parametrize(("query", "errors"), [
     ("&knock_limit=-1", [{"parameter": "knock_limit", "detail": "expected at least 0, got -1"}]),
-    ("&oklahoma=True&upcard=3d", [{"parameter": "oklahoma", "detail": 'expected true or false, got "True"'}]),
+    ("&oklahoma=Yes&upcard=3d", [{"parameter": "oklahoma", "detail": 'expected true or false, got "Yes"'}]),
+    ("&oklahoma=1&upcard=3d", [{"parameter": "oklahoma", "detail": 'expected true or false, got "1"'}]),
     ("&oklahoma=true&upcard=3d&eleven_card_deal=true", [{"parameter": "eleven_card_deal", "detail":
      "Oklahoma needs a first upcard to set the knock limit; this deal turns none up"}]),
     ("&rules=oklahoma", [{"parameter": "upcard", "detail": "Oklahoma rules need the first upcard to set the knock "
@@ -474,6 +475,15 @@ def test_query_faults_name_their_parameter(call: Call, query: str, errors: list[
     """Found by a mutation audit of the schemas: a rule's fault in a query names its parameter, as in a body."""
     answer = call("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}{query}", template="/v1/hands/analyze")
     assert _problem(answer, 422)["errors"] == errors
+
+
+@pytest.mark.parametrize(("written", "knock_limit"), [("true", 3), ("True", 3), ("TRUE", 3), ("false", 10),
+                                                    ("False", 10)])
+def test_a_query_boolean_is_read_in_any_letter_case(call: Call, written: str, knock_limit: int) -> None:
+    """Python's requests writes ``True`` for a query's True."""
+    answer = call("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}&upcard=3d&oklahoma={written}",
+                  template="/v1/hands/analyze")
+    assert answer.status_code == 200 and answer.get_json()["knock_limit"] == knock_limit
 
 
 def test_unknown_query_parameter_is_named(call: Call) -> None:

@@ -200,6 +200,13 @@ def test_rule_parameters_tell_their_default_rules_value_but_give_no_schema_defau
         assert f"Default rules: `{json.dumps(value)}`" in description
 
 
+def test_every_property_of_every_schema_is_described(spec: dict[str, Any]) -> None:
+    """Client generators turn descriptions into the docs of each field."""
+    undescribed = [f"{name}.{prop}" for name, schema in spec["components"]["schemas"].items()
+                   for prop, value in schema.get("properties", {}).items() if not value.get("description")]
+    assert undescribed == []
+
+
 def _examples(media: dict[str, Any]) -> list[Any]:
     if "example" in media:
         return [media["example"]]

@@ -585,7 +585,11 @@ DRAW = GameState(hand=TEN, phase="draw", upcard=parse_card("9h"), discard_pile=c
         ({"phase": "first_upcard", "discard_pile": cards("9h"), "stock_count": 31, "opponent_discards": cards("9h")},
          "opponent_discards", "before the first upcard"),
         ({"phase": "discard", "hand": (*TEN, parse_card("9h")), "discard_pile": (), "opponent_discards": (),
-          "stock_count": 31}, "drawn_from_discard", "taken from the pile: name it"),
+          "stock_count": 31}, "drawn_from_discard", "taken from the pile: name it here"),
+        # no upcard either: the shape of an eleven-card deal's first turn, which the message points to
+        ({"phase": "discard", "hand": (*TEN, parse_card("9h")), "upcard": None, "discard_pile": (),
+          "opponent_discards": (), "stock_count": 31}, "drawn_from_discard",
+         "name it here (or, if the deal gave you 11 cards and turned no card up, set the rule eleven_card_deal)"),
         ({"phase": "discard", "hand": (*TEN, parse_card("8c")), "stock_count": 29,
           "drawn_from_discard": parse_card("8c")}, "drawn_from_discard", "was 4c (the opponent's last discard)"),
         ({"phase": "discard", "hand": (*TEN, parse_card("9c")), "stock_count": 29,

@@ -199,7 +199,8 @@ def test_big_gin_scores_its_bonus() -> None:
 def test_a_big_gin_layout_that_leaves_a_card_reports_its_deadwood_against_a_limit_of_0() -> None:
     # the 7h is left out of the given melds: big gin allows no deadwood at all
     melds = [parse_hand(meld) for meld in ["As 2s 3s 4s", "4h 5h 6h", "7c 7d 7s"]]
-    with pytest.raises(IllegalKnockError, match="big gin needs all 11 cards melded") as raised:
+    with pytest.raises(IllegalKnockError, match="big gin, which needs all 11 cards melded, but these melds leave 7 "
+                                                "deadwood: give the discard") as raised:
         score_round(parse_hand("As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h"), parse_hand(LOSER), Rules(), knocker_melds=melds)
     assert (raised.value.deadwood, raised.value.limit, raised.value.field) == (7, 0, "knocker_melds")
     with pytest.raises(IllegalKnockError, match="18 deadwood is left") as without_melds:
@@ -337,7 +338,7 @@ BIG_GIN = "As 2s 3s 4s 4h 5h 6h 7c 7d 7s 7h"
         (KNOCKER + " Kh", DEFENDER, None, None, IllegalKnockError, "but 18 deadwood is left: give the discard",
          "knocker"),
         (BIG_GIN, DEFENDER, None, ["As 2s 3s 4s", "4h 5h 6h", "7c 7d 7s"], IllegalKnockError,
-         "big gin needs all 11 cards melded", "knocker_melds"),
+         "big gin, which needs all 11 cards melded, but these melds leave 7 deadwood", "knocker_melds"),
         (KNOCKER, DEFENDER, None, ["As 2s 3s", "4h 5h 6h"], IllegalKnockError,
          "the knocker's deadwood is 29, above the knock limit of 10", "knocker_melds"),
         (KNOCKER, DEFENDER, None, ["As 2s 3s", "2s 3s 4s"], CardError, "2s is in more than one knocker meld",
