@@ -47,8 +47,15 @@ TITLES = {
 }
 
 
+MAX_LISTED_ERRORS = 20
+"""A problem's ``errors`` lists at most this many faults (its ``detail`` counts them all), so that a request full of
+faults is not answered with a problem many times its size."""
+
+
 def problem_body(status: int, detail: str, *, type_: str = "about:blank", **extensions: Any) -> dict[str, Any]:
-    """The JSON members of a problem."""
+    """The JSON members of a problem (``errors`` cut to the first ``MAX_LISTED_ERRORS``)."""
+    if "errors" in extensions:
+        extensions["errors"] = extensions["errors"][:MAX_LISTED_ERRORS]
     return {"type": type_, "title": TITLES.get(status, "Error"), "status": status, "detail": detail, **extensions}
 
 

@@ -304,6 +304,9 @@ class RulesField(fields.Field[Rules]):
         if isinstance(value, str):
             return load_rules(value, {}, preset_at_root=True)
         if isinstance(value, dict):
+            if len(value) > len(RULE_PARAMETERS) + 1:  # refused by its count alone, however many names are unknown
+                raise ValidationError(f"expected at most {len(RULE_PARAMETERS) + 1} keys (`preset` and the "
+                                      f"{len(RULE_PARAMETERS)} rule parameters GET /v1/rules lists), got {len(value)}")
             overrides = dict(value)
             preset = overrides.pop("preset", None)
             if "preset" in value and not isinstance(preset, str):

@@ -29,6 +29,7 @@ from ..core.knocks import check_taken_card, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import EXTRA_BOXES, HandRecord
+from ..errors import MAX_LISTED_ERRORS
 from .fields import (
     PLAYER_REF,
     PLAYERS,
@@ -489,7 +490,8 @@ class Problem(Schema):
     status = fields.Integer(required=True, metadata={"description": "The HTTP status code."})
     detail = fields.String(required=True, metadata={
         "description": "What went wrong in this request, for people (for a 422: its first faults, from `errors`)."})
-    errors = fields.List(fields.Nested(FieldError), metadata={"description": "Each invalid input."})
+    errors = fields.List(fields.Nested(FieldError), metadata={
+        "description": f"Each invalid input: the first {MAX_LISTED_ERRORS} (`detail` says how many more)."})
     deadwood = fields.Integer(metadata={"description": "Illegal knock: the knocker's deadwood."})
     limit = fields.Integer(metadata={
         "description": "Illegal knock: the most deadwood it may keep (the knock limit; 0 for gin and big gin)."})

@@ -628,6 +628,35 @@ def test_a_list_too_long_is_refused_by_its_count_alone(call: Call, url: str, bod
     assert len(response.get_data()) < 500
 
 
+@pytest.mark.parametrize("url", ["/v1/hands/analyze", "/v1/hands/analyze/batch"])
+def test_rules_with_more_keys_than_there_are_parameters_are_refused_by_their_count(call: Call, url: str) -> None:
+    """Each unknown name would get its own fault, listing every parameter: 6,000 of them made a 2.7 MB problem."""
+    rules = {f"p{i}": 0 for i in range(6000)}
+    body = {"hands": [{"hand": TEN, "rules": rules}]} if url.endswith("batch") else {"hand": TEN, "rules": rules}
+    response = call("POST", url, json=body)
+    problem = response.get_json()["results"][0]["problem"] if url.endswith("batch") else _problem(response, 422)
+    pointer = "#/hands/0/rules" if url.endswith("batch") else "#/rules"
+    assert problem["errors"] == [{"pointer": pointer, "detail": "expected at most 18 keys (`preset` and the 17 rule "
+                                                                 "parameters GET /v1/rules lists), got 6000"}]
+    assert len(response.get_data()) < 500
+
+
+def test_rules_with_every_parameter_and_a_preset_are_not_too_many(call: Call) -> None:
+    every = {**call("GET", "/v1/rules").get_json()["default"], "preset": "standard"}
+    assert call("POST", "/v1/hands/analyze", json={"hand": TEN, "rules": every}).status_code == 200
+
+
+def test_a_problem_lists_its_first_twenty_faults_and_counts_the_rest(call: Call) -> None:
+    unknown = {f"field{i}": 0 for i in range(100)}
+    response = call("POST", "/v1/hands/analyze", json={"hand": TEN, **unknown})
+    problem = _problem(response, 422)
+    assert [error["pointer"] for error in problem["errors"]] == [f"#/field{i}" for i in range(20)]
+    assert problem["detail"].endswith("(and 97 more)")
+    assert len(response.get_data()) < 4000
+    in_query = _problem(call("GET", f"/v1/hands/analyze?hand={TEN}&" + "&".join(unknown)), 422)
+    assert len(in_query["errors"]) == 20 and in_query["detail"].endswith("(and 97 more)")
+
+
 @pytest.mark.parametrize(("url", "body", "detail"), [
     ("/v1/layoffs", {"knocker_melds": [["6h", "7h", "8H"]]}, "8h is in both the defender's hand and a knocker meld"),
     ("/v1/rounds/score", {"knocker": "As 2s 3s 7h 7d 7c Kd Qd Jd 8h"}, "8h is in both hands"),
