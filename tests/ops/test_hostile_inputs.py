@@ -151,6 +151,7 @@ def test_hostile_batch_item_gets_its_own_problem(target: Target, item: dict[str,
     assert_problem(hostile["problem"], 422)
     assert fine["status"] == 200
     assert reply.seconds < QUICK
+    assert len(reply.body) < 8_000  # the hostile item's problem stays small: one fault, its count
 
 
 def assert_problem(problem: dict[str, object], status: int) -> None:
