@@ -17,7 +17,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import ClientDisconnected, HTTPException, InternalServerError, UnsupportedMediaType
 
 from .core.cards import CardError
-from .core.errors import FieldError
+from .core.errors import FieldError, describe_value
 from .core.rules import RulesError
 from .core.scoring import GameError, IllegalKnockError
 
@@ -91,8 +91,23 @@ def field_errors(messages: object, location: str = "json", prefix: tuple[str | i
         if location == "query" and path:
             entries.append({"parameter": str(path[0]), "detail": message})
         else:
-            entries.append({"pointer": _pointer(path), "detail": message})
+            pointer, detail = _long_key_named(path, message)
+            entries.append({"pointer": pointer, "detail": detail})
     return entries
+
+
+MAX_KEY_ECHOED = 64
+"""A key longer than this is not echoed whole (a body's 2 MB key would come back three times its size,
+percent-encoded in the pointer and again in the detail)."""
+
+
+def _long_key_named(path: tuple[str | int, ...], message: str) -> tuple[str, str]:
+    """The pointer and detail of a fault; past a key too long to echo, the pointer stops at the object that holds
+    it, and the detail names the key cut short."""
+    for depth, key in enumerate(path):
+        if isinstance(key, str) and len(key) > MAX_KEY_ECHOED:
+            return _pointer(path[:depth]), f"the key {describe_value(key)} ({len(key):,} characters): {message}"
+    return _pointer(path), message
 
 
 def summary(errors: list[dict[str, str]]) -> str:

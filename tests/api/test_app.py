@@ -641,6 +641,25 @@ def test_rules_with_more_keys_than_there_are_parameters_are_refused_by_their_cou
     assert len(response.get_data()) < 500
 
 
+@pytest.mark.parametrize(("body", "pointer", "then"), [
+    ({"hand": TEN, "k" * 60_000: 1}, "#", "unknown field"),
+    ({"hand": TEN, "rules": {"k" * 60_000: 1}}, "#/rules", "unknown rule parameter"),
+    ({"hands": [{"hand": TEN, "k" * 60_000: 1}]}, "#/hands/0", "unknown field"),
+])
+def test_a_long_unknown_key_is_named_cut_short_at_the_object_that_holds_it(call: Call, body: dict[str, Any],
+                                                                          pointer: str, then: str) -> None:
+    """Echoed whole, a 60,000-character key came back in the pointer and again in the detail."""
+    url = "/v1/hands/analyze/batch" if "hands" in body else "/v1/hands/analyze"
+    response = call("POST", url, json=body)
+    problem = response.get_json()["results"][0]["problem"] if "hands" in body else _problem(response, 422)
+    [error] = problem["errors"]
+    assert error["pointer"] == pointer
+    assert error["detail"].startswith(f'the key "{"k" * 40}..." (60,000 characters): {then}')
+    assert len(response.get_data()) < 2000
+    short = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "k" * 64: 1}), 422)
+    assert short["errors"][0]["pointer"] == "#/" + "k" * 64  # a key of 64 characters is echoed whole
+
+
 def test_rules_with_every_parameter_and_a_preset_are_not_too_many(call: Call) -> None:
     every = {**call("GET", "/v1/rules").get_json()["default"], "preset": "standard"}
     assert call("POST", "/v1/hands/analyze", json={"hand": TEN, "rules": every}).status_code == 200
