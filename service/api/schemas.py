@@ -733,7 +733,10 @@ class HintAnswer(Schema):
                    "down (of several with the least deadwood, the one expected to leave the opponent the least to "
                    "lay off).")
     deadwood_cards = _cards("The cards kept outside `melds`: for a knock, the deadwood laid down beside them.")
-    samples = fields.Integer(required=True, metadata={"description": "Opponent hands sampled."})
+    samples = fields.Integer(required=True, metadata={
+        "description": "Opponent hands the evaluation used, evenly weighted (24, fewer when the time budget ran "
+        "out): drawn until they are worth that many (up to 240 drawn), then resampled by how well each fits "
+        "what the opponent did."})
     time_budget_reached = fields.Boolean(required=True, metadata={
         "description": "The time budget ran out before the hint was ready; optional work from then on was "
         "skipped (see `time_budget_ms`)."})

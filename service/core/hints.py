@@ -15,11 +15,16 @@ the stock), each time keeping the ten cards with the least deadwood, except that
 would have let it knock is skipped (it did not knock). A sample is down-weighted for every card
 the opponent threw away that would meld with it (players keep such cards), again if it could
 knock now, and (``ceiling_evidence``) for every unmatched card worth more than the opponent's last
-discard (players throw their highest unmatched card).
+discard (players throw their highest unmatched card). These weights can be very uneven (a low last
+discard leaves few hands likely), so hands are drawn until their effective sample size (the squared
+sum of the weights over the sum of their squares) reaches ``samples``, or ``sample_pool`` hands have
+been drawn, and ``samples`` of them are then kept with equal weights by systematic resampling: the
+rest of the engine costs what it did, and its answer depends far less on the seed (on the README's
+example, the knock's expected points went from 6 to 32 with the seed; now from 8 to 20).
 The samples give, per unseen card, the chance the opponent holds it (so the chance it is
 still in the stock), per discard its *safety* (the chance the opponent cannot meld it), its
-*threat* and the knock outcomes below. 24 samples keep the 99th percentile latency well inside
-50 ms.
+*threat* and the knock outcomes below. 24 samples, from at most 240 drawn, keep the 99th percentile
+latency well inside 50 ms (``benchmarks/README.md``).
 ``model_opponent`` returns these beliefs for a state (``benchmarks/opponent_model.py`` scores them
 against the hands really held).
 
@@ -226,6 +231,7 @@ class EngineConfig:
     a negative ``second_draw_margin`` scores every discard after one draw only."""
 
     samples: int = 24
+    sample_pool: int = 240
     feed_penalty: float = 6.0
     knock_margin: float = 20.0
     discard_evidence: float = 0.5
@@ -932,8 +938,12 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
     thrown = hand_from_cards(state.opponent_discards)
     ceiling = _VALUES[state.opponent_discards[-1]] if state.opponent_discards else 10
     weights: list[tuple[Hand, float]] = []
-    for index in range(context.config.samples):
+    wanted = context.config.samples
+    total = squares = 0.0
+    for index in range(max(wanted, context.config.sample_pool) if wanted > 0 else 0):
         if index >= MIN_SAMPLES and context.out_of_time():
+            break
+        if index >= wanted and total * total >= wanted * squares:  # effective sample size reached
             break
         base = _meld_known(checked.known, checked.unseen, rng)
         rest = [card for card in unseen if not base >> card & 1]
@@ -950,8 +960,9 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
             weight *= context.config.knock_evidence
         weight *= context.config.ceiling_evidence ** unmatched_above(hand, ceiling, context.deadwood)
         weights.append((hand, weight))
-    total = sum(w for _, w in weights) or 1.0
-    context.samples = [(hand, w / total) for hand, w in weights]
+        total += weight
+        squares += weight * weight
+    context.samples = resample(weights, min(wanted, len(weights)), rng)
     held = {card: 0.0 for card in unseen}
     for hand, weight in context.samples:
         for card in iter_cards(hand & checked.unseen):
@@ -965,6 +976,24 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
     in_stock = {card: max(0.0, 1 - held[card]) for card in unseen}  # a card surely held may sum past 1
     total_in_stock = sum(in_stock.values()) or 1.0
     context.draw_weights = [(card, in_stock[card] / total_in_stock) for card in unseen]
+
+
+def resample(weighted: Sequence[tuple[Hand, float]], count: int, rng: random.Random) -> list[tuple[Hand, float]]:
+    """``count`` of the ``weighted`` hands, each ``1 / count``, drawn by systematic resampling (a hand is kept
+    about ``count`` times its share of the total weight, at least its whole part)."""
+    total = sum(weight for _, weight in weighted)
+    if count <= 0 or total <= 0:
+        return [(hand, 1 / len(weighted)) for hand, _ in weighted]
+    step = total / count
+    point = rng.random() * step
+    kept: list[tuple[Hand, float]] = []
+    reached = 0.0
+    for hand, weight in weighted:
+        reached += weight
+        while len(kept) < count and point + len(kept) * step < reached:
+            kept.append((hand, 1 / count))
+    kept += [(weighted[-1][0], 1 / count)] * (count - len(kept))  # rounding at the very end
+    return kept
 
 
 def opponent_stock_draws(state: GameState) -> int:

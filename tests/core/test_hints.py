@@ -53,6 +53,7 @@ from service.core.hints import (
     meld_reach,
     model_opponent,
     opponent_stock_draws,
+    resample,
     stock_end_offer,
     unmatched_above,
     upcard_refused,
@@ -372,7 +373,7 @@ def test_a_spent_budget_keeps_the_first_samples_and_one_draw_scores() -> None:
     # the seeded sampler) with no second look at any discard.
     for state, rules in STATES[::10]:
         rushed = hint(state, rules, seed=3, budget=stopwatch(0))
-        reduced = replace(DEFAULT_CONFIG, samples=MIN_SAMPLES, second_draw_margin=-1.0)
+        reduced = replace(DEFAULT_CONFIG, samples=MIN_SAMPLES, sample_pool=MIN_SAMPLES, second_draw_margin=-1.0)
         assert rushed == replace(hint(state, rules, seed=3, config=reduced), time_budget_reached=True)
         assert rushed.samples == MIN_SAMPLES
 
@@ -998,20 +999,45 @@ def test_the_reason_for_a_discard_keeping_no_melds() -> None:
                              "with chance 0%.")
 
 
+def test_resampling_keeps_each_hand_its_share_of_the_weight() -> None:
+    weighted = [(1, 0.5), (2, 0.25), (4, 0.25)]
+    for seed in range(20):
+        kept = resample(weighted, 4, random.Random(seed))
+        assert kept == [(1, 0.25), (1, 0.25), (2, 0.25), (4, 0.25)]
+    assert sorted(resample(weighted, 2, random.Random(0))) in ([(1, 0.5), (2, 0.5)], [(1, 0.5), (4, 0.5)])
+
+
+def test_the_advice_does_not_hang_on_a_few_lucky_samples() -> None:
+    """The README's state: the opponent threw only a 7, so few random hands fit what it did (its unmatched cards
+    above 7 count against them). With 24 hands drawn and weighed, one or two carried the answer, and the knock's
+    expected points went from 6 to 32 with the seed, knocking at 10 seeds of 20 against a margin of 20; hands are
+    now drawn until they are worth 24 evenly weighted ones (or 240 have been drawn)."""
+    state = GameState(hand=cards("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9h"), phase="discard", upcard=parse_card("4d"),
+                      discard_pile=cards("4d Tc"), stock_count=29, opponent_hand_known=(),
+                      opponent_discards=cards("7c"), drawn_from_discard=parse_card("7c"))
+    answers = [hint(state, Rules(), seed=seed) for seed in range(12)]
+    assert {answer.action for answer in answers} == {Action("discard", parse_card("9h"))}
+    knock = [a.expected_points for answer in answers for a in answer.alternatives if a.action.type == "knock"
+             and a.action.card == parse_card("9h") and a.expected_points is not None]
+    assert len(knock) == 12 and max(knock) - min(knock) < 15 and all(answer.samples == 24 for answer in answers)
+
+
 def test_a_knock_expected_to_score_exactly_the_margin_is_not_made() -> None:
     """A knock is made when its expected points exceed ``knock_margin``: at the margin itself, the engine plays
     on."""
+    # a seed whose samples make the knock worth a little (0 < points < 20): with most seeds they make it lose,
+    # and the engine plays on even at margin 0
     state = GameState(hand=cards("7s Ts Ah 2h 7h Th Ad 6d 9d 7c Tc"), phase="discard", upcard=parse_card("Ks"),
                       discard_pile=cards("6c 2c 6s 3s Js 3h 9h Td 4d 5h Ks"), stock_count=20,
                       opponent_hand_known=cards("Jh Jd 5c"), opponent_discards=cards("Jh 6s 3s 6d 3h 4d Ts Td 5h 7s"),
                       drawn_from_discard=parse_card("7s"))
-    eager = hint(state, Rules(), config=replace(DEFAULT_CONFIG, knock_margin=0.0))
+    eager = hint(state, Rules(), seed=2, config=replace(DEFAULT_CONFIG, knock_margin=0.0))
     assert eager.action.type == "knock"
     points = eager.alternatives[0].expected_points
     assert points is not None and 0 < points < DEFAULT_CONFIG.knock_margin
-    at_margin = hint(state, Rules(), config=replace(DEFAULT_CONFIG, knock_margin=points))
+    at_margin = hint(state, Rules(), seed=2, config=replace(DEFAULT_CONFIG, knock_margin=points))
     assert at_margin.action.type == "discard"
-    below = hint(state, Rules(), config=replace(DEFAULT_CONFIG, knock_margin=math.nextafter(points, 0.0)))
+    below = hint(state, Rules(), seed=2, config=replace(DEFAULT_CONFIG, knock_margin=math.nextafter(points, 0.0)))
     assert below.action == eager.action
 
 
