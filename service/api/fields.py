@@ -278,9 +278,6 @@ class QueryBooleanField(ShowsInvalidValue, fields.Boolean):
 
     default_error_messages = {"invalid": "expected true or false"}  # noqa: RUF012 (marshmallow reads it from the class)
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(truthy={"true"}, falsy={"false"}, **kwargs)
-
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> bool:
         if isinstance(value, str) and value.lower() in ("true", "false"):
             return value.lower() == "true"
