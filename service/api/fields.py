@@ -302,8 +302,11 @@ class RulesField(fields.Field[Rules]):
             return load_rules(value, {}, preset_at_root=True)
         if isinstance(value, dict):
             if len(value) > len(RULE_PARAMETERS) + 1:  # refused by its count alone, however many names are unknown
+                unknown = [describe_value(key) for key in value if key != "preset" and key not in _PARAMETER_NAMES]
+                more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
                 raise ValidationError(f"expected at most {len(RULE_PARAMETERS) + 1} keys (`preset` and the "
-                                      f"{len(RULE_PARAMETERS)} rule parameters GET /v1/rules lists), got {len(value)}")
+                                      f"{len(RULE_PARAMETERS)} rule parameters GET /v1/rules lists), got "
+                                      f"{len(value)}; not rule parameters: {', '.join(unknown[:3])}{more}")
             overrides = dict(value)
             preset = overrides.pop("preset", None)
             if "preset" in value and not isinstance(preset, str):
@@ -314,6 +317,7 @@ class RulesField(fields.Field[Rules]):
 
 
 _INTEGER_PARAMETERS = frozenset(p.name for p in RULE_PARAMETERS if p.kind == "integer")
+_PARAMETER_NAMES = frozenset(p.name for p in RULE_PARAMETERS)
 
 
 def _whole_number(value: object) -> object:

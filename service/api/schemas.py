@@ -491,7 +491,8 @@ class Problem(Schema):
     detail = fields.String(required=True, metadata={
         "description": "What went wrong in this request, for people (for a 422: its first faults, from `errors`)."})
     errors = fields.List(fields.Nested(FieldError), metadata={
-        "description": f"Each invalid input: the first {MAX_LISTED_ERRORS} (`detail` says how many more)."})
+        "description": f"Each invalid input, the first {MAX_LISTED_ERRORS} of them (`detail` names the first three "
+        "and says how many more there are in all)."})
     deadwood = fields.Integer(metadata={"description": "Illegal knock: the knocker's deadwood."})
     limit = fields.Integer(metadata={
         "description": "Illegal knock: the most deadwood it may keep (the knock limit; 0 for gin and big gin)."})
@@ -734,9 +735,10 @@ class HintAnswer(Schema):
                    "lay off).")
     deadwood_cards = _cards("The cards kept outside `melds`: for a knock, the deadwood laid down beside them.")
     samples = fields.Integer(required=True, metadata={
-        "description": "Opponent hands the evaluation used, evenly weighted (24, fewer when the time budget ran "
-        "out): drawn until they are worth that many (up to 240 drawn), then resampled by how well each fits "
-        "what the opponent did."})
+        "description": "Opponent hands the evaluation used, evenly weighted: 24, fewer when the time budget ran "
+        "out. Hands are drawn until they are worth that many evenly weighted ones (at most 240 drawn), then "
+        "resampled by how well each fits what the opponent did; where its play fits few hands, even 240 are "
+        "worth fewer, and some of the 24 repeat."})
     time_budget_reached = fields.Boolean(required=True, metadata={
         "description": "The time budget ran out before the hint was ready; optional work from then on was "
         "skipped (see `time_budget_ms`)."})

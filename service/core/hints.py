@@ -227,8 +227,9 @@ class Hint:
 
 @dataclass(frozen=True)
 class EngineConfig:
-    """The engine's knobs. ``samples`` = 0 turns the opponent model off (knock whenever legal);
-    a negative ``second_draw_margin`` scores every discard after one draw only."""
+    """The engine's knobs. ``samples`` = 0 turns the opponent model off (knock whenever legal); opponent hands
+    are drawn until they are worth ``samples`` evenly weighted ones, or ``sample_pool`` have been drawn; a
+    negative ``second_draw_margin`` scores every discard after one draw only."""
 
     samples: int = 24
     sample_pool: int = 240
@@ -980,7 +981,8 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
 
 def resample(weighted: Sequence[tuple[Hand, float]], count: int, rng: random.Random) -> list[tuple[Hand, float]]:
     """``count`` of the ``weighted`` hands, each ``1 / count``, drawn by systematic resampling (a hand is kept
-    about ``count`` times its share of the total weight, at least its whole part)."""
+    about ``count`` times its share of the total weight, at least its whole part); when no hand has any weight
+    (a knob set to 0), every hand, evenly."""
     total = sum(weight for _, weight in weighted)
     if count <= 0 or total <= 0:
         return [(hand, 1 / len(weighted)) for hand, _ in weighted]

@@ -637,8 +637,15 @@ def test_rules_with_more_keys_than_there_are_parameters_are_refused_by_their_cou
     problem = response.get_json()["results"][0]["problem"] if url.endswith("batch") else _problem(response, 422)
     pointer = "#/hands/0/rules" if url.endswith("batch") else "#/rules"
     assert problem["errors"] == [{"pointer": pointer, "detail": "expected at most 18 keys (`preset` and the 17 rule "
-                                                                 "parameters GET /v1/rules lists), got 6000"}]
-    assert len(response.get_data()) < 500
+                                  'parameters GET /v1/rules lists), got 6000; not rule parameters: "p0", "p1", "p2" '
+                                  "and 5997 more"}]
+    assert len(response.get_data()) < 600
+
+
+def test_rules_with_one_key_too_many_name_the_key_that_is_no_parameter(call: Call) -> None:
+    every = {**call("GET", "/v1/rules").get_json()["default"], "preset": "standard", "knock_limt": 5}
+    problem = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "rules": every}), 422)
+    assert problem["errors"][0]["detail"].endswith('got 19; not rule parameters: "knock_limt"')
 
 
 @pytest.mark.parametrize(("body", "pointer", "then"), [
@@ -658,6 +665,8 @@ def test_a_long_unknown_key_is_named_cut_short_at_the_object_that_holds_it(call:
     assert len(response.get_data()) < 2000
     short = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "k" * 64: 1}), 422)
     assert short["errors"][0]["pointer"] == "#/" + "k" * 64  # a key of 64 characters is echoed whole
+    over = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "k" * 65: 1}), 422)
+    assert over["errors"][0]["pointer"] == "#" and "(65 characters)" in over["errors"][0]["detail"]
 
 
 def test_rules_with_every_parameter_and_a_preset_are_not_too_many(call: Call) -> None:

@@ -194,10 +194,12 @@ def test_rule_parameters_tell_their_default_rules_value_but_give_no_schema_defau
     assert len(in_query) == len(DEFAULT_RULES) - 1  # all but big_gin_bonus, which changes no analysis
     for schema in documented:
         assert "default" not in schema and "default" not in schema.get("schema", {})
-    described = {p["name"]: p["description"] for p in in_query} | schemas["RuleParameters"]["properties"]
-    for name, value in DEFAULT_RULES.items():
-        description = described[name] if isinstance(described[name], str) else described[name]["description"]
-        assert f"Default rules: `{json.dumps(value)}`" in description
+    descriptions = [*({p["name"]: p["description"] for p in in_query}.items()),
+                    *((name, schemas[kind]["properties"][name]["description"]) for kind in ("RuleParameters", "RuleSet")
+                      for name in DEFAULT_RULES)]
+    assert len(descriptions) == 3 * len(DEFAULT_RULES) - 1
+    for name, description in descriptions:
+        assert f"Default rules: `{json.dumps(DEFAULT_RULES[name])}`" in description, name
 
 
 def test_every_property_of_every_schema_is_described(spec: dict[str, Any]) -> None:

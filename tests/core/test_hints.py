@@ -1019,7 +1019,7 @@ def test_the_advice_does_not_hang_on_a_few_lucky_samples() -> None:
     assert {answer.action for answer in answers} == {Action("discard", parse_card("9h"))}
     knock = [a.expected_points for answer in answers for a in answer.alternatives if a.action.type == "knock"
              and a.action.card == parse_card("9h") and a.expected_points is not None]
-    assert len(knock) == 12 and max(knock) - min(knock) < 15 and all(answer.samples == 24 for answer in answers)
+    assert len(knock) == 12 and max(knock) - min(knock) < 15
 
 
 def test_a_knock_expected_to_score_exactly_the_margin_is_not_made() -> None:
