@@ -187,5 +187,6 @@ def hint(advice: Hint) -> JSON:
         "melds": melds(advice.layout.melds),
         "deadwood_cards": format_hand(advice.layout.deadwood_cards),
         "samples": advice.samples,
+        "effective_samples": round(advice.effective_samples, 1),
         "time_budget_reached": advice.time_budget_reached,
     }

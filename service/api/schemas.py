@@ -738,7 +738,11 @@ class HintAnswer(Schema):
         "description": "Opponent hands the evaluation used, evenly weighted: 24, fewer when the time budget ran "
         "out. Hands are drawn until they are worth that many evenly weighted ones (at most 240 drawn), then "
         "resampled by how well each fits what the opponent did; where its play fits few hands, even 240 are "
-        "worth fewer, and some of the 24 repeat."})
+        "worth fewer, and some of the 24 repeat (`effective_samples`)."})
+    effective_samples = fields.Float(required=True, metadata={
+        "description": "What the drawn opponent hands were worth as evenly weighted ones, at most `samples` (to "
+        "one decimal): well below it, few hands fit what the opponent did, and the estimates (expected points, "
+        "safety) lean on those few and may change with `seed`. 0 without an opponent model."})
     time_budget_reached = fields.Boolean(required=True, metadata={
         "description": "The time budget ran out before the hint was ready; optional work from then on was "
         "skipped (see `time_budget_ms`)."})

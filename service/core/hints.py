@@ -223,6 +223,9 @@ class Hint:
     layout: Arrangement
     samples: int
     time_budget_reached: bool = False
+    effective_samples: float = 0.0
+    """What the drawn hands were worth as evenly weighted ones, at most ``samples``: below it, the evidence fits
+    few hands, and the estimates lean on them."""
 
 
 @dataclass(frozen=True)
@@ -665,6 +668,7 @@ class _Context:
     checked: _Checked
     config: EngineConfig
     samples: list[tuple[Hand, float]] = field(default_factory=list)
+    effective_samples: float = 0.0
     draw_weights: list[tuple[Card, float]] = field(default_factory=list)
     meld_chance: dict[Card, float] = field(default_factory=dict)
     held: dict[Card, float] = field(default_factory=dict)
@@ -964,6 +968,7 @@ def _sample_opponents(context: _Context, rng: random.Random) -> None:
         total += weight
         squares += weight * weight
     context.samples = resample(weights, min(wanted, len(weights)), rng)
+    context.effective_samples = min(total * total / squares, len(context.samples)) if squares else 0.0
     held = {card: 0.0 for card in unseen}
     for hand, weight in context.samples:
         for card in iter_cards(hand & checked.unseen):
@@ -1155,7 +1160,8 @@ def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = D
     """
     context = _prepare(state, rules, seed, config, budget=budget, revealed=revealed)
     advice = _discard_hint(context) if state.phase == "discard" else _draw_hint(context)
-    return replace(advice, time_budget_reached=budget is not None and budget.spent())
+    return replace(advice, time_budget_reached=budget is not None and budget.spent(),
+                   effective_samples=context.effective_samples)
 
 
 @dataclass(frozen=True)

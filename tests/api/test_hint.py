@@ -83,6 +83,15 @@ def test_the_knock_margin_decides_between_knocking_and_playing_on(call: Call) ->
                 ).get_json()["action"] == eager["action"]
 
 
+def test_effective_samples_say_what_the_evidence_is_worth(call: Call) -> None:
+    """The README's state: the opponent has thrown one low card, which few random hands fit; late in a hand its
+    discards fit plenty."""
+    thin = call("POST", "/v1/hint", json={**KNOCK_STATE, "time_budget_ms": None}).get_json()
+    assert thin["samples"] == 24 and 0 < thin["effective_samples"] < 12
+    rich = call("POST", "/v1/hint", json={**STOCK_END_KNOCK, "time_budget_ms": None}).get_json()
+    assert rich["samples"] == 24 and rich["effective_samples"] == 24
+
+
 def test_a_knock_gives_the_outs_and_safety_of_the_same_discard(call: Call) -> None:
     alternatives = call("POST", "/v1/hint", json=KNOCK_STATE).get_json()["alternatives"]
     knocks = [a for a in alternatives if a["action"]["type"] == "knock"]

@@ -1007,6 +1007,10 @@ def test_resampling_keeps_each_hand_its_share_of_the_weight() -> None:
     assert sorted(resample(weighted, 2, random.Random(0))) in ([(1, 0.5), (2, 0.5)], [(1, 0.5), (4, 0.5)])
 
 
+def test_without_an_opponent_model_no_hand_is_worth_anything() -> None:
+    assert hint(DRAW, Rules(), config=replace(DEFAULT_CONFIG, samples=0)).effective_samples == 0.0
+
+
 def test_the_advice_does_not_hang_on_a_few_lucky_samples() -> None:
     """The README's state: the opponent threw only a 7, so few random hands fit what it did (its unmatched cards
     above 7 count against them). With 24 hands drawn and weighed, one or two carried the answer, and the knock's
