@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from difflib import get_close_matches
 from typing import Any, Literal, get_args
@@ -221,11 +221,22 @@ PRESETS: dict[str, Preset] = {
     )
 }
 
-def _unknown_parameter(name: str) -> str:
-    """The fault of a parameter name that is not one: the nearest name, else every name."""
-    near = get_close_matches(name.lower(), _PARAMETERS_BY_NAME, n=1, cutoff=0.75)
-    return (f"unknown rule parameter; did you mean {near[0]}?" if near else
-            f"unknown rule parameter; expected one of {', '.join(_PARAMETERS_BY_NAME)}")
+
+def _unknown_parameters(names: Iterable[str]) -> dict[str, str]:
+    """The faults of parameter names that are not ones: each its nearest name, else the first lists every name
+    (once, so that a rules object of unknown names is not answered with the list once for each)."""
+    problems = {}
+    listed = False
+    for name in names:
+        near = get_close_matches(name.lower(), _PARAMETERS_BY_NAME, n=1, cutoff=0.75)
+        if near:
+            problems[name] = f"unknown rule parameter; did you mean {near[0]}?"
+        elif listed:
+            problems[name] = "unknown rule parameter (the names are listed at the first such key)"
+        else:
+            problems[name] = f"unknown rule parameter; expected one of {', '.join(_PARAMETERS_BY_NAME)}"
+            listed = True
+    return problems
 
 
 def resolve_rules(preset: str | None = None, overrides: Mapping[str, object] | None = None) -> Rules:
@@ -238,7 +249,8 @@ def resolve_rules(preset: str | None = None, overrides: Mapping[str, object] | N
         raise RulesError({"preset": f"unknown preset {describe_value(preset)}; expected one of {', '.join(PRESETS)}"})
     changes: dict[str, Any] = dict(overrides or {})
     if any(name not in _PARAMETERS_BY_NAME for name in changes):  # else Rules itself names every fault
-        problems = {name: _unknown_parameter(name) if name not in _PARAMETERS_BY_NAME
-                    else _PARAMETERS_BY_NAME[name].problem(value) for name, value in changes.items()}
+        unknown = _unknown_parameters(name for name in changes if name not in _PARAMETERS_BY_NAME)
+        problems = {name: unknown[name] if name in unknown else _PARAMETERS_BY_NAME[name].problem(value)
+                    for name, value in changes.items()}
         raise RulesError({name: problem for name, problem in problems.items() if problem})
     return replace(base, **changes) if changes else base
