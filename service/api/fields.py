@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, TypeVar, get_args
 
 from marshmallow import ValidationError, fields, validate
 
 from ..core.cards import (
+    CARD_SPELLING,
     SPACE,
     Card,
     CardError,
@@ -123,11 +125,9 @@ class CardsField(fields.Field[Hand]):
         try:
             return parse_hand(items, self.sizes, self.noun)
         except CardError as error:
-            faults = _card_faults(items)
-            if isinstance(value, str):  # a string has no items to point at: its faults in one message
-                raise ValidationError("; ".join(fault for found in faults.values() for fault in found)
-                                      or str(error)) from None
-            raise ValidationError(faults or str(error)) from None
+            if isinstance(value, str):
+                raise ValidationError(_text_faults(items) or str(error)) from None
+            raise ValidationError(_card_faults(items) or str(error)) from None
 
     _LIST_EXPECTED = "expected a list of cards like [\"As\", \"2s\"] or a string like \"As 2s\""
 
@@ -175,6 +175,23 @@ def _card_faults(cards: list[str]) -> dict[int, list[str]]:
             faults[index] = [f"duplicate card {format_card(card)}"]
         seen.add(card)
     return faults
+
+
+def _text_faults(cards: list[str]) -> str:
+    """The faults of cards given as one string, in one message (a string has no items to point at): its unknown
+    cards named together, and each duplicate once, with how often it is given."""
+    unknown: dict[str, None] = {}
+    given: Counter[Card] = Counter()
+    for text in cards:
+        try:
+            given[parse_card(text)] += 1
+        except CardError:
+            unknown[repr(text)] = None
+    faults = [f"unknown card{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: expected {CARD_SPELLING}"
+              ] if unknown else []
+    faults += [f"duplicate card {format_card(card)} (given {count} times)"
+               for card, count in given.items() if count > 1]
+    return "; ".join(faults)
 
 
 class Range(validate.Range):

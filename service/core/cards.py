@@ -90,6 +90,10 @@ _SUIT_OF = {
 }
 
 
+CARD_SPELLING = "a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)"
+"""How a card is written, as the faults of unknown cards say it."""
+
+
 def parse_card(text: str) -> Card:
     """Parse ``As``, ``AS``, ``10h``, ``Th``, ``T♥``, ``a♠`` into a card."""
     if isinstance(text, str):
@@ -99,7 +103,7 @@ def parse_card(text: str) -> Card:
     match = _CARD_RE.match(text) if isinstance(text, str) else None
     if match is None:
         raise CardError(
-            f"unknown card {text!r}: expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)",
+            f"unknown card {text!r}: expected {CARD_SPELLING}",
             card=str(text),
         )
     rank_text, suit_text = match.groups()

@@ -588,8 +588,14 @@ def test_every_bad_card_of_a_string_is_named_at_once(call: Call) -> None:
     problem = _problem(call("POST", "/v1/hands/analyze", json={"hand": "Xs 2s 3s 7h 7d 7c Kd Qd 2S 1c"}), 422)
     [error] = problem["errors"]
     assert error["pointer"] == "#/hand"
-    assert re.findall(r"(?:unknown|duplicate) card \S+", error["detail"]) == [
-        "unknown card 'Xs':", "duplicate card 2s;", "unknown card '1c':"]
+    assert error["detail"] == ("unknown cards 'Xs', '1c': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or "
+                               "♠ ♥ ♦ ♣); duplicate card 2s (given 2 times)")
+
+
+def test_a_card_repeated_in_a_string_is_named_once_with_its_count(call: Call) -> None:
+    """Eleven aces of spades were answered "duplicate card As" ten times over."""
+    problem = _problem(call("POST", "/v1/hands/analyze", json={"hand": " ".join(["As"] * 11)}), 422)
+    assert problem["errors"] == [{"pointer": "#/hand", "detail": "duplicate card As (given 11 times)"}]
 
 
 FAULTY = "Zz"
