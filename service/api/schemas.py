@@ -705,7 +705,7 @@ class HintAlternative(Schema):
         "description": "The live outs of the ten cards kept: the unseen cards (not in your hand, the pile or "
         "`opponent_hand_known`) that, drawn next, would lower their least deadwood (after the best discard) or "
         "form a meld with two or more of them. None for a discard on the last turn, when no draw follows. A knock "
-        "gives those of the same discard without the knock, for comparison."})
+        "gives those of the same discard without the knock, for comparison; gin and big gin give none."})
     safety = fields.Float(required=True, allow_none=True, metadata={
         "description": "Discards: the chance the opponent cannot meld the card (a knock gives the same discard's, "
         "for comparison: the card it throws face down cannot be taken)."})
@@ -723,7 +723,9 @@ class HintAnswer(Schema):
         "comparable, so when the engine plays on, a knock worth +18 points comes after a discard evaluated at "
         "-33 (the reason says why it does not knock)."})
     close_call = fields.Boolean(required=True, metadata={
-        "description": "The top choices are too close to call; also when the best knock is within 2 points of "
+        "description": "The top choices are too close to call: two discards, or the take and the draw, within "
+        "half a point of `evaluation`; two moves valued in expected points (knocks, the last turn's moves) within 1 "
+        "point; also when the best knock is within 2 points of "
         "what it must exceed to be made (`knock_margin`, or near the stock's end what playing on is expected to "
         "bring), whether it is advised or not."})
     reason = fields.String(required=True, metadata={

@@ -371,6 +371,10 @@ def _check_returned(state: GameState, rules: Rules) -> None:
     if state.phase == "first_upcard" or card is None or state.opponent_discards[-1:] != (card,):
         raise HintStateError("returned_discard", "the card thrown straight back is the opponent's last discard, on "
                              "top of the pile (in the discard phase: taken from it this turn)")
+    if state.opponent_discards == (state.upcard,):
+        raise HintStateError("returned_discard", f"the upcard {format_card(card)} is the opponent's only discard, so "
+                             "it was never yours: the opponent took it on the hand's first move (had you taken it and "
+                             "thrown it at once, the opponent could have retaken it only to knock)")
     if stock_end_offer(state, rules):
         raise HintStateError("returned_discard", "the card offered at the stock end is taken only to knock, so it "
                              "is never thrown back")
@@ -881,7 +885,8 @@ class _Context:
     def worth_knocking(self, knock: _Knock) -> bool:
         """Whether to make ``knock`` (gin always) rather than play on: its expected points exceed ``knock_margin``
         (our last turn weighs a knock against the discards instead: ``_knock_beats``)."""
-        return knock.deadwood == 0 or not self.samples or knock.expected_points > self.config.knock_margin
+        return (knock.deadwood == 0 or not self.samples
+                or _points_apart(knock.expected_points, self.config.knock_margin) > 0)
 
     def one_draw_left(self) -> bool:
         """Whether one draw of ours is left after this discard: the opponent draws next, then we make the hand's
@@ -1541,8 +1546,17 @@ def _last_turn_text(context: _Context, best_end: Alternative | None) -> str:
             return "the stock is at its end, so not knocking draws the hand"
         return (f"the stock is at its end, and without a knock the best discard, which the opponent may take only "
                 f"to knock, is expected to score {best_end.evaluation:+.1f}")
-    return (f"this is your last turn, and the best discard without a knock is expected to score "
+    return (f"{_last_turn_words(context)}, and the best discard without a knock is expected to score "
             f"{best_end.evaluation:+.1f} (the opponent's last turn)")
+
+
+def _last_turn_words(context: _Context) -> str:
+    """How a reason names our last turn before the opponent's last draw: where the discard that draw leads to is
+    offered to us to knock with (``stock_end_discard``), the turn is not quite the last, and that offer is not
+    valued."""
+    if context.rules.stock_end_discard == "draw":
+        return "this is your last turn"
+    return "this is your last turn but for the opponent's last discard, which you may take only to knock (not valued)"
 
 
 def _last_discard_reason(context: _Context, chosen: Alternative, knock: _Knock | None) -> str:
@@ -1554,7 +1568,7 @@ def _last_discard_reason(context: _Context, chosen: Alternative, knock: _Knock |
         text = (f"Discard {card}: the opponent may take it only to knock, else the hand is a draw; expected "
                 f"{chosen.evaluation:+.1f} points.")
     else:
-        text = (f"Discard {card}: this is your last turn, and the opponent makes the last draw; {card} leaves you "
+        text = (f"Discard {card}: {_last_turn_words(context)}, and the opponent makes the last draw; {card} leaves you "
                 f"expected {chosen.evaluation:+.1f} points from its turn (its knock; a knock you would undercut "
                 "is not counted on).")
     if knock is not None:
@@ -1574,7 +1588,8 @@ def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | No
         if play_on is not None and play_on < margin:
             text += f", less than the {play_on:+.1f} points playing on is expected to bring with one draw left."
         else:
-            text += "." if knock.expected_points <= 0 else (f", less than the {margin:.0f} points it takes to give "
+            below = "less than" if _points_apart(margin, knock.expected_points) > 0 else "no more than"
+            text += "." if knock.expected_points <= 0 else (f", {below} the {margin:.0f} points it takes to give "
                                                              "up playing on for gin or an undercut.")
     if stock_ends:
         text += (" The hand ends as a draw after this discard." if stock_end_discard == "draw" else

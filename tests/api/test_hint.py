@@ -534,6 +534,61 @@ def test_a_card_thrown_straight_back_is_retaken_only_to_knock(call: Call) -> Non
                                     "gin (thrown straight back), and this hand cannot"}
 
 
+def test_the_upcard_as_the_opponents_only_discard_was_never_thrown_back(call: Call) -> None:
+    """The non-dealer took the upcard 7c and threw it at once: it was never ours, so it was not thrown straight
+    back to us (from a hint audit: the state was accepted and the 7c refused as if it had been)."""
+    state = {**RETURNED, "upcard": "7c", "discard_pile": ["7c"], "stock_count": 31}
+    problem = call("POST", "/v1/hint", json=state).get_json()
+    assert problem["errors"] == [{"pointer": "#/returned_discard", "detail": (
+        "the upcard 7c is the opponent's only discard, so it was never yours: the opponent took it on the hand's "
+        "first move (had you taken it and thrown it at once, the opponent could have retaken it only to knock)")}]
+    # A card of ours it took and threw back is its only discard too where we moved first: that stays accepted.
+    ours = {**RETURNED, "hand": "As 2s 3s 7h 7d Kd Qd Jd 5c 4d", "discard_pile": ["7c"], "stock_count": 31}
+    assert call("POST", "/v1/hint", json=ours).status_code == 200
+
+
+# Hoyle: the knock with 7 deadwood is expected to score exactly 5 points (120/24, summed as 5.000000000000001).
+KNOCK_AT_THE_MARGIN: dict[str, Any] = {
+    "hand": ["4h", "2h", "7h", "2d", "7s", "4s", "7d", "3d", "4c", "7c", "Qc"], "phase": "discard",
+    "discard_pile": ["Kc", "Ks", "Kd", "Kh", "Tc", "8d", "3c", "9d", "9s", "6c", "Js", "Qs", "Th", "Ts", "5h", "Jd",
+                     "Jh", "5s", "9c"],
+    "stock_count": 12, "opponent_hand_known": ["5d", "6h"], "upcard": "3c", "rules": "hoyle",
+    "opponent_discards": ["Ks", "Kd", "Tc", "7s", "5d", "4s", "7d", "9s", "Js", "Th", "Ts", "Jd", "Jh", "9c"],
+    "knock_margin": 5, "seed": 3018463956, "time_budget_ms": None,
+}
+
+
+def test_a_knock_expected_to_score_just_the_margin_is_not_advised(call: Call) -> None:
+    """`knock_margin`: knock only when the knock's expected points exceed it; at a tie the float sum's rounding
+    decided (from a hint audit)."""
+    answer = call("POST", "/v1/hint", json=KNOCK_AT_THE_MARGIN).get_json()
+    knock = next(a for a in answer["alternatives"] if a["action"]["type"] == "knock")
+    assert knock["expected_points"] == 5.0
+    assert answer["action"] == {"type": "discard", "card": "Qc"} and answer["close_call"] is True
+    assert "expected +5.0 points, undercut risk 0%, no more than the 5 points it takes" in answer["reason"]
+    below = call("POST", "/v1/hint", json={**KNOCK_AT_THE_MARGIN, "knock_margin": 4.99}).get_json()
+    assert below["action"] == {"type": "knock", "card": "Qc"}
+
+
+def test_the_last_turn_before_the_stock_end_offer_is_not_called_the_last(call: Call) -> None:
+    """Hoyle's 50th-card rule: after the opponent's last draw we are offered its discard to knock with, so the
+    turn before is not quite our last (the reason said it was; from a hint audit)."""
+    state = {
+        "hand": ["3h", "3s", "4h", "Ah", "Ad", "2c", "6h", "2d", "5h", "4s", "2h"], "phase": "discard",
+        "discard_pile": ["Qc", "Js", "Td", "Jc", "Kd", "9d", "8c", "7d", "7h", "6d", "8h", "Jd", "5s", "Th", "Qd",
+                         "Qh", "Jh", "Kh", "6c", "8d", "7c", "Kc", "9h", "5d", "Ks", "Tc", "9c", "4d"],
+        "stock_count": 3, "opponent_hand_known": ["9s", "8s"], "upcard": "Qc", "drawn_from_discard": "2h",
+        "opponent_discards": ["Js", "Jc", "Kd", "6d", "7d", "5d", "8h", "2c", "6c", "Qd", "2d", "Kh", "8d", "Kc",
+                              "4s", "Ks", "9c", "2h"],
+        "rules": "hoyle", "seed": 0, "time_budget_ms": None,
+    }
+    reason = call("POST", "/v1/hint", json=state).get_json()["reason"]
+    assert reason.startswith("Discard 4s: this is your last turn but for the opponent's last discard, which you "
+                             "may take only to knock (not valued), and the opponent makes the last draw;")
+    plain = call("POST", "/v1/hint", json={**state, "rules": {"preset": "hoyle", "stock_end_discard": "draw"}})
+    assert plain.get_json()["reason"].startswith("Discard 4s: this is your last turn, and the opponent makes")
+
+
 @pytest.mark.parametrize(
     ("change", "detail"),
     [
