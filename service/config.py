@@ -51,10 +51,11 @@ INTEGER = re.compile(r"-?[0-9]+")
 """An integer setting as written (Python's ``int`` also reads ``64_000``, ``+5`` and other scripts' digits)."""
 
 
-def environment_integer(name: str, default: int, environ: Mapping[str, str] = os.environ, *, minimum: int = 0) -> int:
+def environment_integer(name: str, default: int, environ: Mapping[str, str] = os.environ, *, minimum: int = 0,
+                        maximum: int | None = None) -> int:
     """The integer in variable ``name`` (the digits 0-9; blanks around them, as an env file may leave, are
-    ignored), ``default`` if it is unset or blank; a ValueError naming it when it is no such integer or is below
-    ``minimum``."""
+    ignored), ``default`` if it is unset or blank; a ValueError naming it when it is no such integer or is outside
+    ``minimum``-``maximum``."""
     raw = environ.get(name) or ""
     if not raw.strip():
         return default
@@ -63,6 +64,8 @@ def environment_integer(name: str, default: int, environ: Mapping[str, str] = os
     value = int(raw)
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value}")
     return value
 
 
@@ -130,9 +133,11 @@ def _environment_value(name: str, default: int | str, environ: Mapping[str, str]
 
 
 def load_config(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
-    """Flask config: the API's fixed settings, then each variable or its default."""
+    """Flask config: the API's fixed settings, then each variable or its default (a ValueError naming the first
+    variable whose value is wrong)."""
     config = dict(API_SETTINGS)
     for key, (variable, default) in DEFAULTS.items():
         config[key] = _environment_value(variable, default, environ)
     config["LOG_LEVEL"] = log_level(config["LOG_LEVEL"])
+    cors_origins(config["CORS_ORIGINS"])
     return config

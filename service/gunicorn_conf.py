@@ -29,7 +29,7 @@ from gunicorn import util
 from gunicorn.glogging import Logger
 
 from service import observability
-from service.config import environment_integer, log_level
+from service.config import environment_integer, load_config, log_level
 from service.errors import PROBLEM_MEDIA_TYPE, TITLES, problem_body
 
 # gunicorn's 500 comes without a message: the worker was stopped before the application answered.
@@ -54,7 +54,8 @@ def available_cpus(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
 
 
 wsgi_app = "service:create_app()"
-bind = bind_address(os.environ.get("HOST", "0.0.0.0"), environment_integer("PORT", 8000))
+load_config()  # the app's own settings read now too, so that a wrong one stops gunicorn with one line naming it
+bind = bind_address(os.environ.get("HOST", "0.0.0.0"), environment_integer("PORT", 8000, maximum=65535))
 workers = environment_integer("WEB_CONCURRENCY", available_cpus(), minimum=1)
 threads = environment_integer("GUNICORN_THREADS", 1, minimum=1)
 timeout = environment_integer("GUNICORN_TIMEOUT", 30)

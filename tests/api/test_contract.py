@@ -289,6 +289,10 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
     with pytest.raises(ValueError, match=r"^LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL "):
         importlib.reload(conf)
     monkeypatch.setenv("LOG_LEVEL", "")
+    monkeypatch.setenv("PORT", "99999")  # was an OverflowError from bind(), naming no variable
+    with pytest.raises(ValueError, match=r"^PORT must be at most 65535, got 99999$"):
+        importlib.reload(conf)
+    monkeypatch.setenv("PORT", "9123")
     monkeypatch.setenv("WEB_CONCURRENCY", "0")
     with pytest.raises(ValueError, match=r"^WEB_CONCURRENCY must be at least 1, got 0$"):
         importlib.reload(conf)
@@ -323,6 +327,24 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("GIN_LOG_LEVEL", "loud", "GIN_LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL (in any case), "
+                              "got 'loud'"),
+    ("GIN_MAX_BODY_BYTES", "1k", "GIN_MAX_BODY_BYTES must be an integer written with the digits 0-9, got '1k'"),
+    ("GIN_CORS_ORIGINS", "https://x.com:443", "GIN_CORS_ORIGINS: 'https://x.com:443' is not written as browsers send "
+                                              "it, without the default port: https://x.com"),
+    ("PORT", "99999", "PORT must be at most 65535, got 99999"),
+])
+def test_a_wrong_setting_stops_the_server_with_one_line_naming_it(name: str, value: str, message: str) -> None:
+    """The app's own settings were read only when gunicorn loaded the app: a wrong one stopped it with a
+    30-line traceback (and a port above 65535 with bind()'s OverflowError, naming no variable)."""
+    env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(_free_port()), "WEB_CONCURRENCY": "1", name: value}
+    server = subprocess.run([sys.executable, "-m", "service"], env=env, cwd=ROOT, capture_output=True, text=True,
+                            timeout=30)
+    assert server.returncode != 0
+    assert server.stderr.strip() == f"Error: {message}" and not server.stdout
 
 
 def test_python_m_service_serves_with_gunicorn() -> None:
