@@ -14,7 +14,7 @@ from ..core.hints import Action, Hint
 from ..core.knocks import HandReport
 from ..core.layoffs import DefenderResult, Layoff, LayoffReport
 from ..core.melds import Arrangement, DrawnHandAnalysis, Meld, find_melds
-from ..core.rules import PRESETS, RULE_PARAMETERS, Rules
+from ..core.rules import PRESETS, RULE_PARAMETERS, Rules, presets_played, unused_parameters
 from ..core.scoring import GameResult, HandRecord, RoundResult
 
 JSON = dict[str, Any]
@@ -148,6 +148,15 @@ def rules_catalog(default: Rules) -> JSON:
             {"name": p.name, "source": p.source, "description": p.description, "rules": asdict(p.rules)}
             for p in PRESETS.values()
         ],
+    }
+
+
+def resolved_rules(rules: Rules) -> JSON:
+    """Every parameter's value, the presets that play as these rules, and the parameters that change nothing."""
+    return {
+        "rules": asdict(rules),
+        "presets": presets_played(rules),
+        "unused": [{"parameter": name, "why": why} for name, why in unused_parameters(rules).items()],
     }
 
 

@@ -10,11 +10,12 @@ from marshmallow import RAISE
 
 from ..core.rules import resolve_rules
 from . import Blueprint, NoParameters, render
-from .schemas import RulesCatalog
+from .schemas import ResolvedRules, RulesCatalog, RulesResolveRequest
 
 blp = Blueprint("rules", __name__, url_prefix="/v1/rules", description="Rule parameters and presets.")
 
 CATALOG = render.rules_catalog(resolve_rules())
+RESOLVE_EXAMPLE = {"rules": {"preset": "oklahoma", "knock_limit": 7}}
 
 
 @blp.route("")
@@ -33,3 +34,21 @@ class RulesResource(MethodView):
         parameters as query keys of their own.
         """
         return jsonify(CATALOG)
+
+
+@blp.route("/resolve")
+class ResolveRules(MethodView):
+    """Rules resolved."""
+
+    @blp.doc(operationId="resolveRules")
+    @blp.arguments(RulesResolveRequest(), example=RESOLVE_EXAMPLE)
+    @blp.response(200, ResolvedRules, example=render.resolved_rules(resolve_rules("oklahoma", {"knock_limit": 7})))
+    def post(self, args: dict[str, Any]) -> Response:
+        """The rules that a request's `rules` stands for, checked as every endpoint checks them.
+
+        Every parameter's value (a preset's, with the parameters given over it), the presets that play
+        as these rules, and the parameters that change nothing under them: a request's answer does not
+        say which rules it was given under, and a parameter that does not apply is not refused
+        (`knock_limit` in Oklahoma, say).
+        """
+        return jsonify(render.resolved_rules(args["rules"]))

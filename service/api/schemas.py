@@ -660,6 +660,32 @@ class RulesCatalog(Schema):
         "description": "Every preset, with its parameters' values."})
 
 
+class RulesResolveRequest(RequestSchema):
+    """Rules as any request gives them."""
+
+    rules = RulesField(load_default=resolve_rules)
+
+
+class UnusedParameter(Schema):
+    """A rule parameter that changes nothing under the rules resolved."""
+
+    parameter = fields.String(required=True, validate=OneOf([p.name for p in RULE_PARAMETERS]), metadata={
+        "description": "The parameter's name."})
+    why = fields.String(required=True, metadata={"description": "Why it changes nothing under these rules."})
+
+
+class ResolvedRules(Schema):
+    """The rules a request's `rules` stands for."""
+
+    rules = fields.Raw(required=True, metadata=refer_to(RULE_SET_REF, "Every rule parameter's value under them."))
+    presets = fields.List(fields.String(metadata=refer_to(PRESET_REF, "A preset name.")), required=True, metadata={
+        "description": "The presets that play as these rules: equal to them in every parameter that changes "
+        "something under them (`unused` aside). Empty if none does."})
+    unused = fields.List(fields.Nested(UnusedParameter), required=True, metadata={
+        "description": "The parameters that change nothing under these rules, whatever their value: "
+        "`knock_limit` in Oklahoma (the first upcard sets the limit), the Oklahoma parameters elsewhere."})
+
+
 class Health(Schema):
     """Liveness or readiness."""
 

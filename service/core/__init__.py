@@ -53,7 +53,17 @@ from .melds import (
     min_deadwood,
     optimal_arrangements,
 )
-from .rules import PRESETS, RULE_PARAMETERS, Preset, RuleParameter, Rules, RulesError, resolve_rules
+from .rules import (
+    PRESETS,
+    RULE_PARAMETERS,
+    Preset,
+    RuleParameter,
+    Rules,
+    RulesError,
+    presets_played,
+    resolve_rules,
+    unused_parameters,
+)
 from .scoring import (
     GameError,
     GameResult,
@@ -130,10 +140,12 @@ __all__ = [
     "parse_hand",
     "partnership_deal",
     "possible_layoffs",
+    "presets_played",
     "report_hand",
     "report_layoffs",
     "resolve_rules",
     "score_game",
     "score_partnership_game",
     "score_round",
+    "unused_parameters",
 ]

@@ -222,6 +222,25 @@ PRESETS: dict[str, Preset] = {
 }
 
 
+OKLAHOMA_PARAMETERS = ("oklahoma_ace", "oklahoma_spades_double", "oklahoma_extra_boxes")
+
+
+def unused_parameters(rules: Rules) -> dict[str, str]:
+    """The parameters that change nothing under ``rules``, each with why: in Oklahoma the first upcard sets the
+    knock limit; elsewhere the Oklahoma parameters do not apply."""
+    if rules.oklahoma:
+        return {"knock_limit": "Oklahoma: the first upcard sets the knock limit"}
+    return {name: "applies only with oklahoma" for name in OKLAHOMA_PARAMETERS}
+
+
+def presets_played(rules: Rules) -> list[str]:
+    """The presets that play as ``rules``: equal in every parameter that changes something under them."""
+    unused = unused_parameters(rules)
+    return [preset.name for preset in PRESETS.values()
+            if all(getattr(preset.rules, name) == getattr(rules, name) for name in _PARAMETERS_BY_NAME
+                   if name not in unused)]
+
+
 def _unknown_parameters(names: Iterable[str]) -> dict[str, str]:
     """The faults of parameter names that are not ones: each its nearest name, else the first lists every name
     (once, so that a rules object of unknown names is not answered with the list once for each)."""

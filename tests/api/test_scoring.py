@@ -307,6 +307,40 @@ def test_the_rules_catalog_takes_no_parameters(call: Call) -> None:
                                               "detail": "not read: this operation takes no parameters"}]
 
 
+def test_rules_resolve_to_every_value_the_presets_played_and_the_parameters_unused(call: Call) -> None:
+    """A request's answer does not say which rules it was scored under, and a parameter that does not apply
+    (`knock_limit` in Oklahoma) is not refused: POST /v1/rules/resolve says both."""
+    catalog = call("GET", "/v1/rules").get_json()
+    answer = call("POST", "/v1/rules/resolve", json={"rules": {"preset": "oklahoma", "knock_limit": 7}}).get_json()
+    oklahoma = next(p for p in catalog["presets"] if p["name"] == "oklahoma")["rules"]
+    unused = [{"parameter": "knock_limit", "why": "Oklahoma: the first upcard sets the knock limit"}]
+    assert answer == {"rules": {**oklahoma, "knock_limit": 7}, "presets": ["oklahoma"], "unused": unused}
+    default = call("POST", "/v1/rules/resolve", json={}).get_json()
+    assert default["rules"] == catalog["default"] and default["presets"] == []
+    assert [u["parameter"] for u in default["unused"]] == ["oklahoma_ace", "oklahoma_spades_double",
+                                                           "oklahoma_extra_boxes"]
+    for preset in catalog["presets"]:
+        by_name = call("POST", "/v1/rules/resolve", json={"rules": preset["name"]}).get_json()
+        assert (by_name["rules"], by_name["presets"]) == (preset["rules"], [preset["name"]])
+    changed = call("POST", "/v1/rules/resolve", json={"rules": {"preset": "hoyle", "target": 250}}).get_json()
+    assert changed["rules"]["target"] == 250 and changed["presets"] == []
+
+
+@pytest.mark.parametrize(("body", "pointer", "detail"), [
+    ({"rules": {"preset": "oklahoma", "knock_limt": 7}}, "#/rules/knock_limt",
+     "unknown rule parameter; did you mean knock_limit?"),
+    ({"rules": "hoyel"}, "#/rules", 'unknown preset "hoyel"; expected one of'),
+    ({"rules": {"oklahoma": True, "eleven_card_deal": True}}, "#/rules/eleven_card_deal",
+     "Oklahoma needs a first upcard to set the knock limit"),
+    ({"preset": "hoyle"}, "#/preset", "unknown field: expected only rules"),
+])
+def test_rules_that_do_not_resolve_are_refused_as_everywhere(call: Call, body: dict[str, Any], pointer: str,
+                                                             detail: str) -> None:
+    problem = call("POST", "/v1/rules/resolve", json=body).get_json()
+    assert problem["status"] == 422 and problem["errors"][0]["pointer"] == pointer
+    assert problem["errors"][0]["detail"].startswith(detail)
+
+
 # --- from a mutation audit of the answers: each value below could change with no test failing ------------
 
 

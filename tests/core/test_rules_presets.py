@@ -1,10 +1,26 @@
 """Rules values: defaults, presets, overrides and their errors."""
 
 import dataclasses
+import random
+from typing import Any
 
 import pytest
 
-from service.core import PRESETS, RULE_PARAMETERS, Rules, RulesError, resolve_rules
+from service.core import (
+    ALL_CARDS,
+    PRESETS,
+    RULE_PARAMETERS,
+    RuleParameter,
+    Rules,
+    RulesError,
+    card_value,
+    hand_from_cards,
+    min_deadwood,
+    presets_played,
+    resolve_rules,
+    score_round,
+    unused_parameters,
+)
 
 
 def test_defaults_are_the_documented_ones() -> None:
@@ -138,3 +154,56 @@ def test_parameter_names_are_listed_once_however_many_names_are_unknown() -> Non
     assert problems["knock_limt"] == "unknown rule parameter; did you mean knock_limit?"
     assert problems["size"] == problems["pace"] == "unknown rule parameter (the names are listed at the first such key)"
 
+
+
+def _values(parameter: RuleParameter) -> list[Any]:
+    """Every value a parameter may take (a nullable bonus: null and its bounds)."""
+    if parameter.choices:
+        return list(parameter.choices)
+    if parameter.kind == "boolean":
+        return [False, True]
+    assert parameter.minimum is not None and parameter.maximum is not None
+    if parameter.nullable:
+        return [None, parameter.minimum, parameter.maximum]
+    return list(range(parameter.minimum, min(parameter.maximum, parameter.minimum + 10) + 1))
+
+
+def _knocks(rng: random.Random, count: int) -> list[tuple[int, int, int]]:
+    """Random knocks (knocker, defender, an upcard whose value allows the knocker's deadwood)."""
+    deck = list(ALL_CARDS)
+    found: list[tuple[int, int, int]] = []
+    while len(found) < count:
+        rng.shuffle(deck)
+        knocker = hand_from_cards(deck[:10])
+        deadwood = min_deadwood(knocker)
+        upcards = [card for card in deck[20:] if card_value(card) >= max(deadwood, 2)]
+        if deadwood <= 10 and upcards:
+            found.append((knocker, hand_from_cards(deck[10:20]), upcards[0]))
+    return found
+
+
+@pytest.mark.parametrize("preset", [None, "oklahoma", "hoyle"])
+def test_a_parameter_called_unused_scores_every_round_alike_whatever_its_value(preset: str | None) -> None:
+    """``unused_parameters`` (what POST /v1/rules/resolve reports) against the scorer: each value of each unused
+    parameter scores the same knocks alike, and changing a used one can change the score."""
+    base = resolve_rules(preset)
+    parameters = {p.name: p for p in RULE_PARAMETERS}
+    unused = unused_parameters(base)
+    assert unused
+    for knocker, defender, upcard in _knocks(random.Random(7), 40):
+        for name in unused:
+            scores = {score_round(knocker, defender, dataclasses.replace(base, **{name: value}), upcard=upcard)
+                      for value in _values(parameters[name])}
+            assert len(scores) == 1, (name, scores)
+    used = dataclasses.replace(base, gin_bonus=base.gin_bonus + 1, undercut_bonus=base.undercut_bonus + 1)
+    assert any(score_round(k, d, used, upcard=u) != score_round(k, d, base, upcard=u)
+               for k, d, u in _knocks(random.Random(7), 40))
+
+
+def test_presets_play_as_themselves_and_not_as_each_other() -> None:
+    for name, preset in PRESETS.items():
+        assert presets_played(preset.rules) == [name]
+    assert presets_played(resolve_rules("oklahoma", {"knock_limit": 3})) == ["oklahoma"]  # unused in Oklahoma
+    assert presets_played(resolve_rules("oklahoma", {"target": 100})) == []
+    assert presets_played(resolve_rules("hoyle", {"oklahoma_ace": "gin_only"})) == ["hoyle"]
+    assert presets_played(resolve_rules()) == []  # the defaults follow no single source
