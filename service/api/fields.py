@@ -283,7 +283,11 @@ class QueryIntegerField(ShowsInvalidValue, fields.Integer):
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> int:
         if not isinstance(value, str) or not _QUERY_INTEGER.fullmatch(value):
-            raise self.make_error("invalid", input=value)
+            error = self.make_error("invalid", input=value)
+            if isinstance(value, str) and value.startswith(" ") and _QUERY_INTEGER.fullmatch(value.lstrip(" ")):
+                raise ValidationError(f"{error.messages[0]} (a \"+\" in a query string reads as a space; write the "
+                                      "number without its sign)")
+            raise error
         return super()._deserialize(value, attr, data, **kwargs)
 
 
