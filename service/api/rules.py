@@ -42,7 +42,8 @@ class ResolveRules(MethodView):
 
     @blp.doc(operationId="resolveRules")
     @blp.arguments(RulesResolveRequest(), example=RESOLVE_EXAMPLE)
-    @blp.response(200, ResolvedRules, example=render.resolved_rules(resolve_rules("oklahoma", {"knock_limit": 7})))
+    @blp.response(200, ResolvedRules,
+                  example=render.resolved_rules(RulesResolveRequest().load(RESOLVE_EXAMPLE)["rules"]))
     def post(self, args: dict[str, Any]) -> Response:
         """The rules that a request's `rules` stands for, checked as every endpoint checks them.
 

@@ -751,7 +751,7 @@ class HintAnswer(Schema):
     close_call = fields.Boolean(required=True, metadata={
         "description": "The top choices are too close to call: two discards, or the take and the draw, within "
         "half a point of `evaluation`; two moves valued in expected points (knocks, the last turn's moves) within 1 "
-        "point; also when the best knock is within 2 points of "
+        "point; in the discard phase also when the best knock is within 2 points of "
         "what it must exceed to be made (`knock_margin`, or near the stock's end what playing on is expected to "
         "bring), whether it is advised or not."})
     reason = fields.String(required=True, metadata={

@@ -371,10 +371,6 @@ def _check_returned(state: GameState, rules: Rules) -> None:
     if state.phase == "first_upcard" or card is None or state.opponent_discards[-1:] != (card,):
         raise HintStateError("returned_discard", "the card thrown straight back is the opponent's last discard, on "
                              "top of the pile (in the discard phase: taken from it this turn)")
-    if state.opponent_discards == (state.upcard,):
-        raise HintStateError("returned_discard", f"the upcard {format_card(card)} is the opponent's only discard, so "
-                             "it was never yours: the opponent took it on the hand's first move (had you taken it and "
-                             "thrown it at once, the opponent could have retaken it only to knock)")
     if stock_end_offer(state, rules):
         raise HintStateError("returned_discard", "the card offered at the stock end is taken only to knock, so it "
                              "is never thrown back")
@@ -929,8 +925,9 @@ def _points_against_knocks(rules: Rules) -> tuple[tuple[int, ...], ...]:
 
 
 def _points_apart(better: float, worse: float) -> float:
-    """How far apart two expected points are, without the rounding error of summing over samples (two
-    knocks a whole point apart are never a close call by a hair)."""
+    """How far apart two expected values (points, or a draw's deadwood estimates) are, without the rounding error
+    of summing over samples: a tie is a tie, and two knocks a whole point apart are never a close call by a
+    hair."""
     return round(better - worse, 9)
 
 
@@ -1337,7 +1334,7 @@ def _draw_hint(context: _Context) -> Hint:
     if take.unit == "points":
         choice = take_action
     else:
-        choice = take_action if take.evaluation > stock.evaluation else stock_action
+        choice = take_action if _points_apart(take.evaluation, stock.evaluation) > 0 else stock_action
     alternatives = (take, stock) if choice == take_action else (stock, take)
     comparable = take.unit == stock.unit
     close = comparable and abs(take.evaluation - stock.evaluation) < context.config.close_margin
@@ -1368,7 +1365,7 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
         reason = f"{drawing}; {card} came straight back and may be retaken only to knock, which it does not allow."
         return Hint(stock.action, (stock,), False, reason, best_arrangement(hand), len(context.samples))
     take = replace(best, action=Action("take_upcard"), then_discard=best.action.card)
-    chosen, other = (take, stock) if take.evaluation > stock.evaluation else (stock, take)
+    chosen, other = (take, stock) if _points_apart(take.evaluation, stock.evaluation) > 0 else (stock, take)
     close = _points_apart(chosen.evaluation, other.evaluation) < CLOSE_POINTS
     if best.action.type == "discard":
         taking = (f"taking {card} and discarding {format_card(best.action.card or 0)} leaves the opponent the last "
@@ -1439,7 +1436,7 @@ def _best_last_turn(context: _Context, hand: Hand, taken: Card | None, stock_cou
 def _knock_beats(knock: _Knock, discards: Sequence[Alternative]) -> bool:
     """On our last turn: whether to make ``knock`` (gin and big gin always) rather than the best of ``discards``
     (best first), both valued in expected points."""
-    return knock.deadwood == 0 or not discards or knock.expected_points > discards[0].evaluation
+    return knock.deadwood == 0 or not discards or _points_apart(knock.expected_points, discards[0].evaluation) > 0
 
 
 def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
@@ -1453,7 +1450,7 @@ def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
                     best_arrangement(hand), len(context.samples))
     best, take = knock_take
     kind = _finish_name(best.action.type == "big_gin", best.deadwood)
-    if best.deadwood == 0 or not context.samples or best.expected_points > 0:
+    if best.deadwood == 0 or not context.samples or _points_apart(best.expected_points, 0.0) > 0:
         reason = f"Take {card}: it allows {kind}, expected {best.expected_points:+.1f} points against a draw."
         return Hint(Action("take_upcard"), (take, declined), abs(best.expected_points) < CLOSE_POINTS,
                     reason, best.arrangement, len(context.samples))
@@ -1589,7 +1586,7 @@ def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | No
             text += f", less than the {play_on:+.1f} points playing on is expected to bring with one draw left."
         else:
             below = "less than" if _points_apart(margin, knock.expected_points) > 0 else "no more than"
-            text += "." if knock.expected_points <= 0 else (f", {below} the {margin:.0f} points it takes to give "
+            text += "." if knock.expected_points <= 0 else (f", {below} the {margin:g} points it takes to give "
                                                              "up playing on for gin or an undercut.")
     if stock_ends:
         text += (" The hand ends as a draw after this discard." if stock_end_discard == "draw" else

@@ -223,14 +223,15 @@ PRESETS: dict[str, Preset] = {
 
 
 OKLAHOMA_PARAMETERS = ("oklahoma_ace", "oklahoma_spades_double", "oklahoma_extra_boxes")
+"""The parameters that apply only in Oklahoma gin."""
 
 
 def unused_parameters(rules: Rules) -> dict[str, str]:
     """The parameters that change nothing under ``rules``, each with why: in Oklahoma the first upcard sets the
     knock limit; elsewhere the Oklahoma parameters do not apply."""
     if rules.oklahoma:
-        return {"knock_limit": "Oklahoma: the first upcard sets the knock limit"}
-    return {name: "applies only with oklahoma" for name in OKLAHOMA_PARAMETERS}
+        return {"knock_limit": "in Oklahoma the first upcard sets the knock limit"}
+    return {name: "it applies only in Oklahoma (oklahoma: true)" for name in OKLAHOMA_PARAMETERS}
 
 
 def presets_played(rules: Rules) -> list[str]:

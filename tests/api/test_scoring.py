@@ -313,7 +313,7 @@ def test_rules_resolve_to_every_value_the_presets_played_and_the_parameters_unus
     catalog = call("GET", "/v1/rules").get_json()
     answer = call("POST", "/v1/rules/resolve", json={"rules": {"preset": "oklahoma", "knock_limit": 7}}).get_json()
     oklahoma = next(p for p in catalog["presets"] if p["name"] == "oklahoma")["rules"]
-    unused = [{"parameter": "knock_limit", "why": "Oklahoma: the first upcard sets the knock limit"}]
+    unused = [{"parameter": "knock_limit", "why": "in Oklahoma the first upcard sets the knock limit"}]
     assert answer == {"rules": {**oklahoma, "knock_limit": 7}, "presets": ["oklahoma"], "unused": unused}
     default = call("POST", "/v1/rules/resolve", json={}).get_json()
     assert default["rules"] == catalog["default"] and default["presets"] == []

@@ -1106,7 +1106,8 @@ def test_the_deal_alternates_from_the_non_dealer_then_turns_up_the_next_card() -
 
 def test_an_upcard_taken_and_thrown_back_at_once_is_no_returned_discard() -> None:
     """Under GRA the card taken may be discarded at once; the first upcard was nobody's discard, so the dealer
-    may take it as any pile card (only a card of ours thrown straight back is retaken only to knock)."""
+    may take it as any pile card (only a card of ours thrown straight back is retaken only to knock). Thrown
+    straight back by the dealer, it comes back to us as a card we first discarded, a state the hint takes."""
     table = Table.shuffled(resolve_rules("gra"), random.Random(1))
     upcard = table.upcard
     assert upcard is not None
@@ -1114,6 +1115,10 @@ def test_an_upcard_taken_and_thrown_back_at_once_is_no_returned_discard() -> Non
     table.play(Action("discard", upcard))
     assert not table.view().returned_discard
     assert table.legal_actions() == [Action("take_upcard"), Action("draw_stock")]
+    table.play(Action("take_upcard"))  # the dealer takes it freely and throws it straight back
+    table.play(Action("discard", upcard))
+    assert table.view().returned_discard  # to us, who first discarded it: retaken only to knock
+    hint(table.view(), table.rules, config=replace(DEFAULT_CONFIG, samples=4))  # a state the hint takes
 
 
 def test_the_table_rejects_illegal_moves() -> None:

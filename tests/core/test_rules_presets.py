@@ -10,6 +10,8 @@ from service.core import (
     ALL_CARDS,
     PRESETS,
     RULE_PARAMETERS,
+    IllegalKnockError,
+    RoundResult,
     RuleParameter,
     Rules,
     RulesError,
@@ -157,47 +159,77 @@ def test_parameter_names_are_listed_once_however_many_names_are_unknown() -> Non
 
 
 def _values(parameter: RuleParameter) -> list[Any]:
-    """Every value a parameter may take (a nullable bonus: null and its bounds)."""
+    """Values of a (not nullable) parameter: every choice, or its bounds and default."""
     if parameter.choices:
         return list(parameter.choices)
     if parameter.kind == "boolean":
         return [False, True]
     assert parameter.minimum is not None and parameter.maximum is not None
-    if parameter.nullable:
-        return [None, parameter.minimum, parameter.maximum]
-    return list(range(parameter.minimum, min(parameter.maximum, parameter.minimum + 10) + 1))
+    return sorted({parameter.minimum, parameter.default, parameter.maximum})
 
 
 def _knocks(rng: random.Random, count: int) -> list[tuple[int, int, int]]:
-    """Random knocks (knocker, defender, an upcard whose value allows the knocker's deadwood)."""
-    deck = list(ALL_CARDS)
+    """Random knocks of every kind (gin, knocks, undercuts, ties) with upcards of every value and suit: each hand
+    improved by random swaps with the rest of the deck until its deadwood is down to one drawn for it; every
+    fourth knocker holds at most 1 deadwood under an Ace upcard (where ``oklahoma_ace`` decides)."""
     found: list[tuple[int, int, int]] = []
     while len(found) < count:
+        deck = list(ALL_CARDS)
         rng.shuffle(deck)
-        knocker = hand_from_cards(deck[:10])
-        deadwood = min_deadwood(knocker)
-        upcards = [card for card in deck[20:] if card_value(card) >= max(deadwood, 2)]
-        if deadwood <= 10 and upcards:
-            found.append((knocker, hand_from_cards(deck[10:20]), upcards[0]))
+        aces = len(found) % 4 == 0
+        knocker = _improved(rng, deck, 0, rng.randint(0, 1) if aces else rng.randint(0, 10))
+        defender = _improved(rng, deck, 10, rng.randint(0, 14))
+        upcard = next((card for card in deck[20:] if card_value(card) == 1), deck[20]) if aces else deck[20]
+        found.append((knocker, defender, upcard))
     return found
 
 
-@pytest.mark.parametrize("preset", [None, "oklahoma", "hoyle"])
-def test_a_parameter_called_unused_scores_every_round_alike_whatever_its_value(preset: str | None) -> None:
-    """``unused_parameters`` (what POST /v1/rules/resolve reports) against the scorer: each value of each unused
-    parameter scores the same knocks alike, and changing a used one can change the score."""
+def _improved(rng: random.Random, deck: list[int], start: int, target: int) -> int:
+    """The ten cards ``deck[start:start + 10]``, swapped with cards beyond ``start + 10`` (in place, keeping the
+    rest of the deck apart) while that does not raise their deadwood, until it is ``target`` or less."""
+    hand = slice(start, start + 10)
+    for _ in range(400):
+        if min_deadwood(hand_from_cards(deck[hand])) <= target:
+            break
+        i, j = rng.randrange(start, start + 10), rng.randrange(start + 10, len(deck))
+        before = min_deadwood(hand_from_cards(deck[hand]))
+        deck[i], deck[j] = deck[j], deck[i]
+        if min_deadwood(hand_from_cards(deck[hand])) > before:
+            deck[i], deck[j] = deck[j], deck[i]
+    return hand_from_cards(deck[hand])
+
+
+def _scores(knocks: list[tuple[int, int, int]], rules: Rules) -> list[object]:
+    """Each knock's score under ``rules``, or its refusal (a knock above the limit)."""
+    scores: list[object] = []
+    for knocker, defender, upcard in knocks:
+        try:
+            scores.append(score_round(knocker, defender, rules, upcard=upcard))
+        except IllegalKnockError as error:
+            scores.append(str(error))
+    return scores
+
+
+ROUND_PARAMETERS = ("knock_limit", "gin_bonus", "undercut_bonus", "undercut_on_tie", "oklahoma", "oklahoma_ace",
+                    "oklahoma_spades_double", "oklahoma_extra_boxes")
+"""The parameters that score a round of ten cards a side (the rest score games, big gin, or guide a hint)."""
+
+
+@pytest.mark.parametrize("preset", [None, "oklahoma"])
+def test_a_parameter_is_called_unused_just_when_no_value_of_it_changes_a_rounds_score(preset: str | None) -> None:
+    """``unused_parameters`` (what POST /v1/rules/resolve reports) against the scorer, on knocks of every kind:
+    each value of an unused parameter scores them all alike, and some value of every other round parameter
+    scores one of them otherwise."""
     base = resolve_rules(preset)
-    parameters = {p.name: p for p in RULE_PARAMETERS}
+    knocks = _knocks(random.Random(7), 48)
+    outcomes = {score.outcome for score in _scores(knocks, resolve_rules()) if isinstance(score, RoundResult)}
+    assert outcomes == {"gin", "knock", "undercut"}
     unused = unused_parameters(base)
-    assert unused
-    for knocker, defender, upcard in _knocks(random.Random(7), 40):
-        for name in unused:
-            scores = {score_round(knocker, defender, dataclasses.replace(base, **{name: value}), upcard=upcard)
-                      for value in _values(parameters[name])}
-            assert len(scores) == 1, (name, scores)
-    used = dataclasses.replace(base, gin_bonus=base.gin_bonus + 1, undercut_bonus=base.undercut_bonus + 1)
-    assert any(score_round(k, d, used, upcard=u) != score_round(k, d, base, upcard=u)
-               for k, d, u in _knocks(random.Random(7), 40))
+    parameters = {p.name: p for p in RULE_PARAMETERS}
+    for name in ROUND_PARAMETERS:
+        variants = {tuple(_scores(knocks, dataclasses.replace(base, **{name: value})))
+                    for value in _values(parameters[name])}
+        assert (len(variants) == 1) == (name in unused), (name, len(variants))
 
 
 def test_presets_play_as_themselves_and_not_as_each_other() -> None:
