@@ -285,8 +285,8 @@ class QueryIntegerField(ShowsInvalidValue, fields.Integer):
         if not isinstance(value, str) or not _QUERY_INTEGER.fullmatch(value):
             error = self.make_error("invalid", input=value)
             if isinstance(value, str) and value.startswith(" ") and _QUERY_INTEGER.fullmatch(value.lstrip(" ")):
-                raise ValidationError(f"{error.messages[0]} (a \"+\" in a query string reads as a space; write the "
-                                      "number without its sign)")
+                raise ValidationError(f"{error.messages[0]} (no space before it, and a \"+\" in a query string is "
+                                      "one: write the number without a sign)")
             raise error
         return super()._deserialize(value, attr, data, **kwargs)
 

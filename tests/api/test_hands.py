@@ -131,8 +131,8 @@ def test_query_takes_a_preset_and_overrides(call: Call) -> None:
         ("&knock_limit=5&knock_limit=9", "knock_limit", "given 2 times: expected one value"),
         ("&knock_limit=%D9%A5", "knock_limit", "expected an integer written with the digits 0-9"),  # Arabic-Indic 5
         ("&knock_limit=+5+", "knock_limit", "expected an integer written with the digits 0-9"),
-        ("&knock_limit=+5", "knock_limit", 'got " 5" (a "+" in a query string reads as a space; write the number '
-                                           "without its sign)"),
+        ("&knock_limit=+5", "knock_limit", 'got " 5" (no space before it, and a "+" in a query string is one: '
+                                           "write the number without a sign)"),
         ("&knock_limit=1_0", "knock_limit", "expected an integer written with the digits 0-9"),
         ("&knock_limit=99999999999999", "knock_limit", "expected at most 10, got 99999999999999"),
         ("&oklahoma=yes", "oklahoma", "expected true or false"),
