@@ -171,7 +171,7 @@ def _values(parameter: RuleParameter) -> list[Any]:
 def _knocks(rng: random.Random, count: int) -> list[tuple[int, int, int]]:
     """Random knocks of every kind (gin, knocks, undercuts, ties) with upcards of every value and suit: each hand
     improved by random swaps with the rest of the deck until its deadwood is down to one drawn for it; every
-    fourth knocker holds at most 1 deadwood under an Ace upcard (where ``oklahoma_ace`` decides)."""
+    fourth knocker is aimed at 1 deadwood or less, under an Ace upcard (where ``oklahoma_ace`` decides)."""
     found: list[tuple[int, int, int]] = []
     while len(found) < count:
         deck = list(ALL_CARDS)
