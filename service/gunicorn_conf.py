@@ -3,7 +3,8 @@
 | Variable | Default | Meaning |
 |---|---|---|
 | ``PORT`` | 8000 | Port to listen on. |
-| ``HOST`` | 0.0.0.0 | Address to bind (IPv6 with or without brackets: ``::`` is every IPv6 address). |
+| ``HOST`` | 0.0.0.0 | Address to bind, of this machine (IPv6 with or without brackets: ``::`` is every IPv6 |
+| | | address); a name that resolves to one. |
 | ``WEB_CONCURRENCY`` | CPUs available | Worker processes (the work is CPU-bound: one per core; a container's |
 | | | CPU limit counts, e.g. ``docker run --cpus 2`` on a larger host gives 2). |
 | ``GUNICORN_THREADS`` | 1 | Threads per worker (above 1: the gthread worker, with keep-alive). |
@@ -42,6 +43,20 @@ def bind_address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
 
 
+def listening_host(host: str) -> str:
+    """``host`` (blanks around it dropped, ``0.0.0.0`` if none) once a socket has been bound to it; a ValueError
+    naming ``HOST`` when it is no address of this machine or no name that resolves (gunicorn would try it for some
+    5 s and then name only the address)."""
+    host = host.strip() or "0.0.0.0"
+    address = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((address, 0))
+        except OSError as error:
+            raise ValueError(f"HOST {host!r} cannot be listened on here: {error.strerror}") from None
+    return host
+
+
 def available_cpus(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
     """The CPUs this process may run on, capped by its cgroup's CPU limit (cgroup v2: ``quota period``, or
     ``max`` for none), rounded up."""
@@ -55,7 +70,7 @@ def available_cpus(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
 
 wsgi_app = "service:create_app()"
 load_config()  # the app's own settings read now too, so that a wrong one stops gunicorn with one line naming it
-bind = bind_address(os.environ.get("HOST", "0.0.0.0"), environment_integer("PORT", 8000, maximum=65535))
+bind = bind_address(listening_host(os.environ.get("HOST", "")), environment_integer("PORT", 8000, maximum=65535))
 workers = environment_integer("WEB_CONCURRENCY", available_cpus(), minimum=1)
 threads = environment_integer("GUNICORN_THREADS", 1, minimum=1)
 timeout = environment_integer("GUNICORN_TIMEOUT", 30)

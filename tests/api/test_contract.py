@@ -293,6 +293,13 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
     with pytest.raises(ValueError, match=r"^PORT must be at most 65535, got 99999$"):
         importlib.reload(conf)
     monkeypatch.setenv("PORT", "9123")
+    for host in ("192.0.2.1", "fe80::1"):  # no address of this machine; link-local with no scope
+        monkeypatch.setenv("HOST", host)
+        with pytest.raises(ValueError, match=rf"^HOST {re.escape(repr(host))} cannot be listened on here: "):
+            importlib.reload(conf)
+    monkeypatch.setenv("HOST", " 127.0.0.1 ")  # blanks, as an env file may leave, are dropped
+    assert importlib.reload(conf).bind == "127.0.0.1:9123"
+    monkeypatch.delenv("HOST")
     monkeypatch.setenv("WEB_CONCURRENCY", "0")
     with pytest.raises(ValueError, match=r"^WEB_CONCURRENCY must be at least 1, got 0$"):
         importlib.reload(conf)
@@ -336,10 +343,13 @@ def _free_port() -> int:
     ("GIN_CORS_ORIGINS", "https://x.com:443", "GIN_CORS_ORIGINS: 'https://x.com:443' is not written as browsers send "
                                               "it, without the default port: https://x.com"),
     ("PORT", "99999", "PORT must be at most 65535, got 99999"),
+    ("HOST", "192.0.2.1", "HOST '192.0.2.1' cannot be listened on here: Cannot assign requested address"),
 ])
 def test_a_wrong_setting_stops_the_server_with_one_line_naming_it(name: str, value: str, message: str) -> None:
     """The app's own settings were read only when gunicorn loaded the app: a wrong one stopped it with a
-    30-line traceback (and a port above 65535 with bind()'s OverflowError, naming no variable)."""
+    30-line traceback (and a port above 65535 with bind()'s OverflowError, naming no variable; a host that is no
+    address of this machine, a documentation address here, after some 5 s with gunicorn's lines naming the
+    address)."""
     env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(_free_port()), "WEB_CONCURRENCY": "1", name: value}
     server = subprocess.run([sys.executable, "-m", "service"], env=env, cwd=ROOT, capture_output=True, text=True,
                             timeout=30)
