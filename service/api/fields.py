@@ -1,19 +1,20 @@
 """Request fields that load straight into core values: cards, hands and rules.
 
-Each field converts with the core parser (so the HTTP layer accepts exactly what the core
-accepts) and documents itself in OpenAPI with the same constraints: patterns, sizes, uniqueness.
+Each field converts with the core parser (so the HTTP layer accepts what the core accepts, within
+the documented length limits of a card and a hand string) and documents itself in OpenAPI with the
+same constraints: patterns, sizes, uniqueness.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any, TypeVar, get_args
 
 from marshmallow import ValidationError, fields, validate
 
+from ..config import INTEGER
 from ..core.cards import (
     CARD_SPELLING,
     SPACE,
@@ -21,6 +22,7 @@ from ..core.cards import (
     CardError,
     Hand,
     card_count_error,
+    count_words,
     format_card,
     parse_card,
     parse_hand,
@@ -70,10 +72,6 @@ def hand_text_pattern(least: int, most: int) -> str:
     return rf"^{separators}*{card}({separators}+{card}){{{least - 1},{most - 1}}}{separators}*$"
 
 
-def _size_text(sizes: tuple[int, ...]) -> str:
-    return " or ".join(map(str, sizes)) if len(sizes) <= 2 else f"{sizes[0]} to {sizes[-1]}"
-
-
 _CARD_EXPECTED = f"expected a card as a string of at most {CARD_MAX_LENGTH} characters, like 'As'"
 
 
@@ -103,7 +101,7 @@ class CardsField(fields.Field[Hand]):
         text = {"type": "string", "pattern": hand_text_pattern(least, most), "maxLength": CARDS_TEXT_MAX_LENGTH}
         listed = {"type": "array", "items": CARD_REF, "minItems": least, "maxItems": most, "uniqueItems": True}
         schema: dict[str, Any] = text if text_only else {"oneOf": [listed, text]}
-        schema["description"] = (f"{_size_text(self.sizes)} distinct cards: " + (
+        schema["description"] = (f"{count_words(self.sizes)} distinct cards: " + (
             "one string of cards separated by commas or spaces." if text_only
             else "a list of cards, or one string of cards separated by spaces or commas."))
         super().__init__(metadata={**schema, **kwargs.pop("metadata", {})}, **kwargs)
@@ -282,16 +280,15 @@ class QueryIntegerField(ShowsInvalidValue, fields.Integer):
     default_error_messages = {"invalid": "expected an integer written with the digits 0-9, like 10"}  # noqa: RUF012 (marshmallow reads it from the class)
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> int:
-        if not isinstance(value, str) or not _QUERY_INTEGER.fullmatch(value):
+        if not isinstance(value, str) or not INTEGER.fullmatch(value):
             error = self.make_error("invalid", input=value)
-            if isinstance(value, str) and value.startswith(" ") and _QUERY_INTEGER.fullmatch(value.lstrip(" ")):
+            if isinstance(value, str) and value.startswith(" ") and INTEGER.fullmatch(value.lstrip(" ")):
                 raise ValidationError(f"{error.messages[0]} (no space before it, and a \"+\" in a query string is "
                                       "one: write the number without a sign)")
             raise error
         return super()._deserialize(value, attr, data, **kwargs)
 
 
-_QUERY_INTEGER = re.compile(r"-?[0-9]+")
 
 
 class QueryBooleanField(ShowsInvalidValue, fields.Boolean):

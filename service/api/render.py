@@ -55,18 +55,18 @@ def hand_report(report: HandReport) -> JSON:
     """A hand of 10 cards, or of 11 over every discard."""
     if report.drawn is None:
         return hand_analysis(report.hand, report.arrangements, report.knock_limit)
-    return drawn_hand_analysis(report.drawn, report.knock_limit, report.banned_discard)
+    return drawn_hand_analysis(report.drawn, report)
 
 
-def drawn_hand_analysis(analysis: DrawnHandAnalysis, limit: int, forbidden: Card | None = None) -> JSON:
-    """An 11-card hand: the best legal discard's analysis, big gin, and every discard, the legal ones
-    best first and then the card that may not be discarded."""
-    legal = [option for option in analysis.options if option.card != forbidden]
+def drawn_hand_analysis(analysis: DrawnHandAnalysis, report: HandReport) -> JSON:
+    """An 11-card hand (``report.drawn``): the best legal discard's analysis, big gin, and every discard, the
+    legal ones best first and then the card that may not be discarded."""
+    forbidden, limit, legal = report.banned_discard, report.knock_limit, report.legal_discards
     illegal = [option for option in analysis.options if option.card == forbidden]
     best = legal[0]
     answer = hand_analysis(analysis.hand, best.arrangements, limit)
     answer["discard"] = format_card(best.card)
-    answer["best_discards"] = [CARD_NAMES[o.card] for o in legal if o.deadwood == best.deadwood]
+    answer["best_discards"] = [CARD_NAMES[card] for card in report.best_discards]
     answer["big_gin"] = analysis.big_gin is not None
     answer["big_gin_melds"] = None if analysis.big_gin is None else melds(analysis.big_gin.melds)
     meld_names = _MELD_NAMES
@@ -80,7 +80,7 @@ def drawn_hand_analysis(analysis: DrawnHandAnalysis, limit: int, forbidden: Card
             "can_knock": option.card != forbidden and option.deadwood <= limit,
             "gin": option.card != forbidden and option.deadwood == 0,
         }
-        for option in legal + illegal
+        for option in (*legal, *illegal)
     ]
     return answer
 

@@ -136,10 +136,10 @@ class AnalyzeRequest(RequestSchema):
     @validates_schema
     def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
         knock_limit_for(data["rules"], data.get("upcard"))
-        _check_drawn_from_discard(data["hand"], data.get("drawn_from_discard"))
+        _check_taken_card(data["hand"], data.get("drawn_from_discard"))
 
 
-def _check_drawn_from_discard(hand: Hand, taken: Card | None) -> None:
+def _check_taken_card(hand: Hand, taken: Card | None) -> None:
     """The card just taken, if given, is one of an 11-card hand (reported on ``drawn_from_discard``)."""
     try:
         check_taken_card(hand, taken)
@@ -315,7 +315,7 @@ class _AnalyzeQueryBase(RequestSchema):
     @post_load
     def _resolve(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         hand, upcard, taken = data.pop("hand"), data.pop("upcard", None), data.pop("drawn_from_discard", None)
-        _check_drawn_from_discard(hand, taken)
+        _check_taken_card(hand, taken)
         rules = load_rules(data.pop("rules", None), data, preset_at_root=True)
         knock_limit_for(rules, upcard)
         return {"hand": hand, "rules": rules, "upcard": upcard, "drawn_from_discard": taken}
@@ -325,8 +325,8 @@ AnalyzeQuery = _AnalyzeQueryBase.from_dict(
     {p.name: _query_field(p) for p in RULE_PARAMETERS if not p.nullable}, name="AnalyzeQuery")
 
 
-# The engine's own p99 is 16-25 ms in self-play (README); the budget trims the slow tail, and leaves room
-# for the HTTP layer within the 50 ms a hint should take.
+# The engine's own p99 in self-play is in the README ("The hint engine"); the budget trims the slow tail, and
+# leaves room for the HTTP layer within the 50 ms a hint should take.
 HINT_TIME_BUDGET_MS = 40
 
 
@@ -457,7 +457,8 @@ class HandAnalysis(Schema):
         "(11 cards: after `discard`)."})
     discard = _card("11 cards: the legal discard that leaves the least deadwood (the first of `best_discards`). "
                     "When `big_gin` is true and the rules play big gin, going out with all 11 cards instead scores "
-                    "more (`/v1/hint` advises it).", required=False)
+                    "`big_gin_bonus` in place of `gin_bonus` (more under every preset that plays it; `/v1/hint` "
+                    "weighs both).", required=False)
     best_discards = fields.List(_card(), metadata={
         "description": "11 cards: every legal discard reaching `deadwood`."})
     big_gin = fields.Boolean(metadata={"description": "11 cards: all eleven meld (whether or not the rules "

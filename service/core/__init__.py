@@ -1,5 +1,10 @@
 """The gin rummy engine: standard library only, fully typed, no I/O.
 
+A card is an int, ``suit * 16 + rank`` (rank 0 Ace to 12 King; suit 0-3: spades, hearts, diamonds, clubs); a
+hand or meld is the int with those cards' bits set (``service.core.cards`` draws the layout). ``parse_hand``
+and ``format_hand`` translate from and to names. The checked entry points raise a ``GinError`` for what they
+refuse; the primitives trust their input.
+
 >>> from service.core import parse_hand, min_deadwood
 >>> min_deadwood(parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd 5c"))
 5
@@ -56,10 +61,14 @@ from .melds import (
 from .rules import (
     PRESETS,
     RULE_PARAMETERS,
+    OklahomaAce,
     Preset,
     RuleParameter,
     Rules,
     RulesError,
+    Shutout,
+    StockEndDiscard,
+    check_rules,
     presets_played,
     resolve_rules,
     unused_parameters,
@@ -69,7 +78,9 @@ from .scoring import (
     GameResult,
     HandRecord,
     IllegalKnockError,
+    Outcome,
     RoundResult,
+    Side,
     check_drawn_from_discard,
     knocker_choice,
     partnership_deal,
@@ -101,11 +112,16 @@ __all__ = [
     "Layoff",
     "LayoffReport",
     "Meld",
+    "OklahomaAce",
+    "Outcome",
     "Preset",
     "RoundResult",
     "RuleParameter",
     "Rules",
     "RulesError",
+    "Shutout",
+    "Side",
+    "StockEndDiscard",
     "analyze_drawn_hand",
     "arrangements_within",
     "best_arrangement",
@@ -118,6 +134,7 @@ __all__ = [
     "check_drawn_from_discard",
     "check_hand",
     "check_knocker_melds",
+    "check_rules",
     "check_taken_card",
     "find_melds",
     "format_card",

@@ -207,11 +207,11 @@ def hand_value(hand: Hand) -> int:
     total = 0
     for suit in range(4):
         lane = hand >> (suit * LANE_BITS) & RANK_MASK
-        total += _LANE_VALUE[lane & 0x7F] + _LANE_HIGH_VALUE[lane >> 7]
+        total += _LOW_RANKS_VALUE[lane & 0x7F] + _LANE_HIGH_VALUE[lane >> 7]
     return total
 
 
-_LANE_VALUE = tuple(sum(r + 1 for r in range(7) if m >> r & 1) for m in range(128))
+_LOW_RANKS_VALUE = tuple(sum(r + 1 for r in range(7) if m >> r & 1) for m in range(128))
 _LANE_HIGH_VALUE = tuple(sum(min(r + 8, 10) for r in range(6) if m >> r & 1) for m in range(64))
 
 
@@ -246,14 +246,19 @@ def _check_size(hand: Hand, sizes: Iterable[int], noun: str = "hand") -> None:
         raise error
 
 
+def count_words(sizes: Iterable[int]) -> str:
+    """The numbers allowed, in words: ``10 or 11``, or ``1 to 11`` for more than two in a row."""
+    allowed = sorted(set(sizes))
+    contiguous = len(allowed) > 2 and allowed[-1] - allowed[0] == len(allowed) - 1
+    return f"{allowed[0]} to {allowed[-1]}" if contiguous else " or ".join(map(str, allowed))
+
+
 def card_count_error(count: int, sizes: Iterable[int], noun: str = "hand") -> CardError | None:
     """The error for ``count`` cards where ``sizes`` lists the numbers allowed (``noun`` names the cards), or None."""
-    allowed = sorted(set(sizes))
+    allowed = tuple(sizes)
     if count in allowed:
         return None
-    contiguous = len(allowed) > 2 and allowed[-1] - allowed[0] == len(allowed) - 1
-    wanted = f"{allowed[0]} to {allowed[-1]}" if contiguous else " or ".join(map(str, allowed))
-    return CardError(f"a {noun} here has {wanted} cards, got {count}")
+    return CardError(f"a {noun} here has {count_words(allowed)} cards, got {count}")
 
 
 def format_hand(hand: Hand) -> list[str]:

@@ -78,7 +78,7 @@ class Table:
         """Deal a hand from ``deck`` (52 cards, top of the deck last): ten each, then the upcard (or, in
         an eleven-card deal, an eleventh card to the non-dealer)."""
         if sorted(deck) != sorted(ALL_CARDS):
-            raise ValueError("a deck holds each of the 52 cards once")
+            raise GinError("a deck holds each of the 52 cards once")
         stock = list(deck)
         hands = [0, 0]
         for _ in range(HAND_SIZE):

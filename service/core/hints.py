@@ -123,7 +123,7 @@ from .errors import FieldError, describe_value
 from .knocks import KnockOption, knock_limit, knock_options, score_doubled
 from .layoffs import best_defence
 from .melds import Arrangement, Meld, best_arrangement, min_deadwood
-from .rules import Rules
+from .rules import Rules, check_rules
 from .scoring import knock_net, knock_outcome, outcome_points
 
 Phase = Literal["first_upcard", "draw", "discard"]
@@ -297,7 +297,9 @@ def _check_cards(field_name: str, cards: Sequence[Card], repeats: bool = False) 
 
 
 def check_state(state: GameState, rules: Rules) -> _Checked:
-    """Raise HintStateError unless the state can happen in a hand under ``rules``."""
+    """Raise HintStateError unless the state can happen in a hand under ``rules`` (RulesError for rules that are
+    no Rules)."""
+    check_rules(rules)
     if state.phase not in PHASES:
         raise HintStateError("phase", f"expected one of {', '.join(PHASES)}, got {state.phase!r}")
     hand = _check_cards("hand", state.hand)

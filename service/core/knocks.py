@@ -6,17 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import SPADES, Card, CardError, Hand, card_suit, card_value, check_card, check_hand, format_card
-from .melds import Arrangement, DrawnHandAnalysis, analyze_drawn_hand, optimal_arrangements
-from .rules import Rules
+from .melds import Arrangement, DiscardOption, DrawnHandAnalysis, analyze_drawn_hand, optimal_arrangements
+from .rules import Rules, check_rules
 
 
 def knock_limit(rules: Rules, upcard: Card | None = None) -> int:
-    """The most deadwood a knocker may hold: Oklahoma takes it from the first upcard."""
-    if not rules.oklahoma:
+    """The most deadwood a knocker may hold: Oklahoma takes it from the first upcard (checked whenever given)."""
+    if upcard is not None:
+        check_card(upcard)
+    if not check_rules(rules).oklahoma:
         return rules.knock_limit
     if upcard is None:
         raise CardError("Oklahoma rules need the first upcard to set the knock limit", card=None)
-    value = card_value(check_card(upcard))
+    value = card_value(upcard)
     if value == 1 and rules.oklahoma_ace == "gin_only":
         return 0
     return value
@@ -88,13 +90,31 @@ def knock_options(
 class HandReport:
     """A hand of 10 cards, or 11 just after a draw, under the rules: its knock limit and, for 10 cards, every
     least-deadwood layout (``arrangements``), for 11 every discard (``drawn``), of which ``banned_discard``
-    may not be thrown this turn."""
+    may not be thrown this turn: ``deadwood`` and ``best_discards`` leave it out, as the API's answer does."""
 
     hand: Hand
     knock_limit: int
     arrangements: tuple[Arrangement, ...]
     drawn: DrawnHandAnalysis | None
     banned_discard: Card | None
+
+    @property
+    def legal_discards(self) -> tuple[DiscardOption, ...]:
+        """For 11 cards, the discards that may be thrown this turn, best first (for 10, none)."""
+        if self.drawn is None:
+            return ()
+        return tuple(option for option in self.drawn.options if option.card != self.banned_discard)
+
+    @property
+    def deadwood(self) -> int:
+        """The least deadwood of the ten cards, or after the best discard that may be thrown."""
+        return self.arrangements[0].deadwood if self.drawn is None else self.legal_discards[0].deadwood
+
+    @property
+    def best_discards(self) -> list[Card]:
+        """For 11 cards, every discard that may be thrown and reaches ``deadwood`` (for 10, none)."""
+        legal = self.legal_discards
+        return [option.card for option in legal if option.deadwood == legal[0].deadwood]
 
 
 def report_hand(

@@ -8,7 +8,7 @@ together with the exact packer, so melding and laying off are optimised jointly.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .cards import (
@@ -145,15 +145,17 @@ class LayoffReport:
     best: DefenderResult
 
 
-def report_layoffs(knocker_melds: Sequence[int], defender: Hand) -> LayoffReport:
+def report_layoffs(knocker_melds: Iterable[int], defender: Hand) -> LayoffReport:
     """The defender's whole picture against ``knocker_melds`` (``possible_layoffs`` and ``best_defence``);
-    CardError for melds that ``check_knocker_melds`` refuses, or a defender that is no hand or shares a card
-    with them."""
+    CardError for melds that ``check_knocker_melds`` refuses, or a defender that is no hand of 10 cards or shares
+    a card with them."""
     check_hand(defender)
+    knocker_melds = tuple(knocker_melds)  # read more than once
     check_knocker_melds(knocker_melds)
     shared = defender & sum(knocker_melds)
     if shared:
         card = format_card(lowest_card(shared))
         raise CardError(f"{card} is in both the defender's hand and a knocker meld", card=card)
+    check_hand(defender, (10,))
     return LayoffReport(is_gin(knocker_melds), tuple(possible_layoffs(knocker_melds, defender)),
                         best_defence(knocker_melds, defender))

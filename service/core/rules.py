@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from difflib import get_close_matches
+from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 from .cards import Card
@@ -26,10 +27,10 @@ class RulesError(FieldError):
         self.args = ("; ".join(f"{name}: {problem}" for name, problem in self.problems.items()),)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Rules:
-    """Every rule that changes an answer. Immutable, and checked when made; build variants with
-    ``resolve_rules``."""
+    """Every rule that changes an answer, each given by its name. Immutable, and checked when made; build
+    variants with ``resolve_rules``."""
 
     knock_limit: int = 10
     gin_bonus: int = 25
@@ -170,7 +171,10 @@ class Preset:
     description: str
 
 
-PRESETS: dict[str, Preset] = {
+TRADITIONAL_SCORING = Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20)
+"""Seed 003's scoring, which its Oklahoma and four-player games keep."""
+
+PRESETS: Mapping[str, Preset] = MappingProxyType({
     p.name: p
     for p in (
         Preset(
@@ -195,7 +199,7 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "traditional",
-            Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20),
+            TRADITIONAL_SCORING,
             "seed 003 main text",
             "Gin 20, undercut 10, box 20, game 100 (200 after a shutout).",
         ),
@@ -208,18 +212,28 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "oklahoma",
-            Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20, oklahoma=True, target=150),
+            replace(TRADITIONAL_SCORING, oklahoma=True, target=150),
             "seed 003 Oklahoma gin",
             "Traditional scoring; the first upcard sets the knock limit, spades double, game to 150.",
         ),
         Preset(
             "partnership",
-            Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20, target=125),
+            replace(TRADITIONAL_SCORING, target=125),
             "seed 003 four players",
             "Traditional scoring for two teams of two; first team to 125.",
         ),
     )
-}
+})
+"""The named rule sets, read-only."""
+
+
+def check_rules(rules: Rules) -> Rules:
+    """``rules`` if it is a ``Rules``; a RulesError at ``rules`` for anything else (a preset's name is turned
+    into rules by ``resolve_rules``)."""
+    if not isinstance(rules, Rules):
+        raise RulesError({"rules": f"expected a Rules (resolve_rules(preset, overrides) makes one), got "
+                                   f"{describe_value(rules)}"})
+    return rules
 
 
 OKLAHOMA_PARAMETERS = ("oklahoma_ace", "oklahoma_spades_double", "oklahoma_extra_boxes")
@@ -229,7 +243,7 @@ OKLAHOMA_PARAMETERS = ("oklahoma_ace", "oklahoma_spades_double", "oklahoma_extra
 def unused_parameters(rules: Rules) -> dict[str, str]:
     """The parameters that change nothing under ``rules``, each with why: in Oklahoma the first upcard sets the
     knock limit; elsewhere the Oklahoma parameters do not apply."""
-    if rules.oklahoma:
+    if check_rules(rules).oklahoma:
         return {"knock_limit": "in Oklahoma the first upcard sets the knock limit"}
     return {name: "it applies only in Oklahoma (oklahoma: true)" for name in OKLAHOMA_PARAMETERS}
 
@@ -260,14 +274,21 @@ def _unknown_parameters(names: Iterable[str]) -> dict[str, str]:
 
 
 def resolve_rules(preset: str | None = None, overrides: Mapping[str, object] | None = None) -> Rules:
-    """The rules of a preset (default rules if none) with parameter overrides applied."""
+    """The rules of a preset (default rules if none) with parameter overrides applied (a RulesError naming each
+    fault)."""
     if preset is None:
         base = DEFAULT_RULES
-    elif preset in PRESETS:
+    elif isinstance(preset, str) and preset in PRESETS:
         base = PRESETS[preset].rules
     else:
         raise RulesError({"preset": f"unknown preset {describe_value(preset)}; expected one of {', '.join(PRESETS)}"})
+    if not isinstance(overrides, Mapping | None):
+        raise RulesError({"overrides": f"expected a mapping of parameter names to values, got "
+                                       f"{describe_value(overrides)}"})
     changes: dict[str, Any] = dict(overrides or {})
+    if not all(isinstance(name, str) for name in changes):
+        name = next(name for name in changes if not isinstance(name, str))
+        raise RulesError({"overrides": f"parameter names are strings, got {describe_value(name)}"})
     if any(name not in _PARAMETERS_BY_NAME for name in changes):  # else Rules itself names every fault
         unknown = _unknown_parameters(name for name in changes if name not in _PARAMETERS_BY_NAME)
         problems = {name: unknown[name] if name in unknown else _PARAMETERS_BY_NAME[name].problem(value)

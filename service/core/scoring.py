@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
 from .cards import Card, CardError, Hand, check_card, check_hand, format_card, hand_size, lowest_card
-from .errors import FieldError, GinError
+from .errors import FieldError, GinError, describe_value
 from .knocks import check_discard, knock_limit, score_doubled
 from .layoffs import DefenderResult, best_defence, check_knocker_melds
 from .melds import Arrangement, arrangements_within, best_arrangement, min_deadwood
-from .rules import Rules
+from .rules import Rules, check_rules
 
 Outcome = Literal["knock", "undercut", "gin", "big_gin", "tie"]
 Side = Literal["knocker", "defender"]
@@ -117,7 +117,7 @@ def score_round(
     knocker: Hand,
     defender: Hand,
     rules: Rules,
-    knocker_melds: Sequence[int] | None = None,
+    knocker_melds: Iterable[int] | None = None,
     upcard: Card | None = None,
     discard: Card | None = None,
     drawn_from_discard: Card | None = None,
@@ -155,6 +155,7 @@ def score_round(
         raise CardError(NO_BIG_GIN, field="discard")
 
     if knocker_melds is not None:
+        knocker_melds = tuple(knocker_melds)  # read more than once
         with _input("knocker_melds"):
             check_knocker_melds(knocker_melds, knocker, discard)
         laid = Arrangement.of(knocker, knocker_melds)
@@ -254,17 +255,13 @@ doubles the score."""
 
 def check_hand_record(hand: HandRecord, rules: Rules) -> None:
     """Raise ``ValueError`` for a hand result that no hand under ``rules`` can have."""
-    if isinstance(hand.winner, bool) or hand.winner not in (None, 0, 1):
-        raise ValueError(f"the winner is player 0 or 1, or None for a drawn hand; got {hand.winner!r}")
-    for name, count in (("points", hand.points), ("extra boxes", hand.extra_boxes)):
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"{name} are a whole number, 0 or more; got {count!r}")
+    _check_record_shape(hand)
     if hand.winner is None:
         if hand.points or hand.extra_boxes:
             raise ValueError("a drawn hand scores no points")
         return
     if hand.points == 0 and _least_win(rules) > 0:
-        raise ValueError("a hand won scores at least 1 point under these rules (every bonus is above 0)")
+        raise ValueError("a hand won scores at least 1 point under these rules (no way to win one scores 0)")
     if hand.extra_boxes and not (rules.oklahoma and rules.oklahoma_extra_boxes):
         raise ValueError("extra boxes are won only under Oklahoma with oklahoma_extra_boxes on")
     if hand.extra_boxes not in EXTRA_BOXES:
@@ -281,6 +278,17 @@ def check_hand_record(hand: HandRecord, rules: Rules) -> None:
     if hand.extra_boxes == max(EXTRA_BOXES) and hand.points % 2:
         raise ValueError(f"{hand.extra_boxes} extra boxes come with gin doubled, so the points are even; "
                          f"got {hand.points}")
+
+
+def _check_record_shape(hand: HandRecord) -> None:
+    """Raise ``ValueError`` unless ``hand`` is a HandRecord of a winner 0, 1 or None and whole numbers 0 or more."""
+    if not isinstance(hand, HandRecord):
+        raise ValueError(f"a hand's result is a HandRecord, got {describe_value(hand)}")
+    if hand.winner is not None and (type(hand.winner) is not int or hand.winner not in (0, 1)):
+        raise ValueError(f"the winner is player 0 or 1, or None for a drawn hand; got {hand.winner!r}")
+    for name, count in (("points", hand.points), ("extra boxes", hand.extra_boxes)):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"{name} are a whole number, 0 or more; got {count!r}")
 
 
 def _least_points_for_boxes(extra_boxes: int, rules: Rules) -> int:
@@ -300,16 +308,16 @@ def _least_win(rules: Rules) -> int:
     return min(1, *bonuses)
 
 
-def score_game(hands: Sequence[HandRecord], rules: Rules) -> GameResult:
+def score_game(hands: Iterable[HandRecord], rules: Rules) -> GameResult:
     """Running totals, and once a player reaches the target: game, box and shutout bonuses.
 
     A shutout is a game in which the loser won no hand (seed 001's words). Seed 003's "failed to score anything
     at all" is the same game unless a bonus is 0: a hand won for 0 points still earns a box.
     """
-    return _score_records(hands, rules, check_hand_record)
+    return _score_records(hands, check_rules(rules), check_hand_record)
 
 
-def _score_records(hands: Sequence[HandRecord], rules: Rules, check: Callable[[HandRecord, Rules], None] | None,
+def _score_records(hands: Iterable[HandRecord], rules: Rules, check: Callable[[HandRecord, Rules], None] | None,
                    side: str = "player", record: str = "hand") -> GameResult:
     """``score_game``, each hand checked by ``check`` when it comes up (None: checked already); ``side`` and
     ``record`` name the scorers and their records in messages, and ``record`` + "s" the records' list in errors."""
@@ -363,11 +371,17 @@ def _score_records(hands: Sequence[HandRecord], rules: Rules, check: Callable[[H
     )
 
 
-def score_partnership_game(deals: Sequence[tuple[HandRecord, HandRecord]], rules: Rules
+def score_partnership_game(deals: Iterable[tuple[HandRecord, HandRecord]], rules: Rules
                            ) -> tuple[tuple[HandRecord, ...], GameResult]:
     """Each deal's two tables combined into the teams' result, and the game scored over those (each
-    table's record is checked; a team's extra boxes are the sum of its tables', so may be 3 or 6)."""
+    table's record is checked; a team's extra boxes are the sum of its tables', so any sum of two of 0, 1, 2
+    and 4)."""
+    check_rules(rules)
+    deals = tuple(deals)  # read more than once
     for index, tables in enumerate(deals):
+        if not isinstance(tables, tuple | list) or len(tables) != 2:
+            raise GameError("deals", f"a deal is its two tables' results, a pair of HandRecords; got "
+                                     f"{describe_value(tables)}", index)
         for table, hand in enumerate(tables):
             try:
                 check_hand_record(hand, rules)
@@ -382,11 +396,17 @@ def partnership_deal(first_table: HandRecord, second_table: HandRecord) -> HandR
 
     A team that won both tables scores the sum; with one table each, the team with more points
     scores the difference (an even split scores nothing). The deal is one hand won by that team, with
-    the Oklahoma extra boxes of its own tables: the other team's go with its table's points.
+    the Oklahoma extra boxes of its own tables: the other team's go with its table's points. A record that is no
+    HandRecord of a winner 0, 1 or None and counts 0 or more is a GameError at ``tables`` (``score_partnership_game``
+    checks each under the game's rules as well).
     """
     net = 0
     extra = [0, 0]
-    for table in (first_table, second_table):
+    for index, table in enumerate((first_table, second_table)):
+        try:
+            _check_record_shape(table)
+        except ValueError as error:
+            raise GameError("tables", str(error), index) from None
         if table.winner is not None:
             net += table.points if table.winner == 0 else -table.points
             extra[table.winner] += table.extra_boxes

@@ -9,16 +9,22 @@ import pytest
 
 from service.core import (
     FULL_DECK,
+    PRESETS,
     CardError,
     GameError,
     HandRecord,
     Rules,
+    RulesError,
     check_hand,
     format_card,
+    format_hand,
     is_valid_meld,
     knock_options,
     make_card,
+    parse_card,
     parse_hand,
+    partnership_deal,
+    presets_played,
     report_layoffs,
     resolve_rules,
     score_game,
@@ -122,3 +128,96 @@ def test_a_hand_record_no_game_has_is_a_game_error(record: HandRecord, fragment:
         score_game([HandRecord(1, 5), record], Rules())
     with pytest.raises(GameError, match=fragment):
         score_partnership_game([(HandRecord(1, 5), record)], resolve_rules("partnership"))
+
+
+SET_AND_RUN = [parse_hand("6h 7h 8h"), parse_hand("Qh Qd Qc")]
+LAYING_OFF = parse_hand("5h 9h Qs 2c 3d 4s 6c 8d Jc Kc")
+
+
+def test_melds_and_deals_given_as_generators_count_as_given_as_lists() -> None:
+    """They were read twice, once by the check: the second reading found nothing (no layoffs, an empty game,
+    or a false illegal knock)."""
+    assert report_layoffs(iter(SET_AND_RUN), LAYING_OFF) == report_layoffs(SET_AND_RUN, LAYING_OFF)
+    assert len(report_layoffs(SET_AND_RUN, LAYING_OFF).possible) == 3
+    knocker = SET_AND_RUN[0] | SET_AND_RUN[1] | parse_hand("As 2s 3s 4d")
+    defender = parse_hand("5h 9h Qs 2c 3d 5s 6c 8d Jc Kc")
+    assert score_round(knocker, defender, Rules(), knocker_melds=iter(SET_AND_RUN)) == score_round(
+        knocker, defender, Rules(), knocker_melds=SET_AND_RUN)
+    deals = [(HandRecord(0, 60), HandRecord(0, 50))] * 2
+    assert score_partnership_game(iter(deals), resolve_rules("partnership")) == score_partnership_game(
+        deals, resolve_rules("partnership"))
+    assert score_partnership_game(deals, resolve_rules("partnership"))[1].running_totals[-1] == (220, 0)
+
+
+def test_report_hand_leaves_out_the_discard_the_rules_ban_as_the_api_does() -> None:
+    hand, taken = parse_hand("As 2s 3s 4s 7h 7d 7c Kd Qd Jd 9c"), parse_card("9c")
+    report = report_hand(hand, Rules(), drawn_from_discard=taken)
+    assert (report.deadwood, format_hand(sum(1 << card for card in report.best_discards))) == (9, ["As", "4s"])
+    assert taken not in [option.card for option in report.legal_discards] and len(report.legal_discards) == 10
+    assert report.drawn is not None and report.drawn.best_discards == [taken]  # every discard, as documented
+    gra = report_hand(hand, resolve_rules("gra"), drawn_from_discard=taken)
+    assert (gra.deadwood, gra.best_discards, len(gra.legal_discards)) == (0, [taken], 11)
+    ten = report_hand(hand & ~(1 << taken), Rules())
+    assert (ten.deadwood, ten.best_discards, ten.legal_discards) == (0, [], ())  # gin
+
+
+@pytest.mark.parametrize(
+    ("call", "fragment"),
+    [
+        (lambda: report_layoffs(SET_AND_RUN, parse_hand("5h 9h Qs")), "10 cards, got 3"),
+        (lambda: report_layoffs(SET_AND_RUN, LAYING_OFF | 1 << 28), "10 cards, got 11"),
+        (lambda: report_hand(ELEVEN, Rules(), upcard=999), "999 is not a card"),  # checked without Oklahoma too
+        (lambda: knock_options(ELEVEN, Rules(), upcard=-1), "-1 is not a card"),
+    ],
+)
+def test_a_defender_or_upcard_no_game_has_is_a_card_error(call: Callable[[], object], fragment: str) -> None:
+    with pytest.raises(CardError, match=fragment):
+        call()
+
+
+@pytest.mark.parametrize(
+    ("call", "fragment"),
+    [
+        (lambda: score_game([HandRecord(0.0, 10)], Rules()), "hands/0: the winner is player 0 or 1"),  # type: ignore[arg-type]
+        (lambda: score_game([(0, 10)], Rules()), "hands/0: a hand's result is a HandRecord, got a list"),  # type: ignore[list-item]
+        (lambda: score_partnership_game([(HandRecord(0, 10),)], resolve_rules("partnership")),  # type: ignore[list-item]
+         "deals/0: a deal is its two tables' results"),
+        (lambda: score_partnership_game([HandRecord(0, 10)], resolve_rules("partnership")),  # type: ignore[list-item]
+         "deals/0: a deal is its two tables' results"),
+        (lambda: partnership_deal(HandRecord(5, 1), HandRecord(0, 1)), "tables/0: the winner is player 0 or 1"),
+        (lambda: partnership_deal(HandRecord(0, 1), HandRecord(0, -1)), "tables/1: points are a whole number"),
+    ],
+)
+def test_a_game_record_of_the_wrong_kind_is_a_game_error(call: Callable[[], object], fragment: str) -> None:
+    with pytest.raises(GameError, match=fragment):
+        call()
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda: report_hand(ELEVEN, "standard"), "rules"),  # type: ignore[arg-type]
+        (lambda: knock_options(ELEVEN, {"knock_limit": 5}), "rules"),  # type: ignore[arg-type]
+        (lambda: score_round(ELEVEN, DEFENDER, None, discard=parse_card("9s")), "rules"),  # type: ignore[arg-type]
+        (lambda: score_game([HandRecord(0, 10)], "gra"), "rules"),  # type: ignore[arg-type]
+        (lambda: score_partnership_game([], "partnership"), "rules"),  # type: ignore[arg-type]
+        (lambda: presets_played("standard"), "rules"),  # type: ignore[arg-type]
+        (lambda: resolve_rules(["standard"]), "preset"),  # type: ignore[arg-type]
+        (lambda: resolve_rules("gra", "knock_limit=5"), "overrides"),  # type: ignore[arg-type]
+        (lambda: resolve_rules("gra", {5: 5}), "overrides"),  # type: ignore[dict-item]
+    ],
+)
+def test_rules_that_are_no_rules_are_a_rules_error_naming_them(call: Callable[[], object], field: str) -> None:
+    """A preset's name where rules go raised an AttributeError from deep inside; a list as the preset, a string
+    or a mapping of non-string names as the overrides, a TypeError, a plain ValueError or an AttributeError."""
+    with pytest.raises(RulesError) as raised:
+        call()
+    assert raised.value.field == field
+
+
+def test_the_presets_and_the_rules_cannot_be_changed_by_mistake() -> None:
+    with pytest.raises(TypeError):
+        PRESETS["standard"] = PRESETS["gra"]  # type: ignore[index]
+    with pytest.raises(TypeError):
+        Rules(5)  # type: ignore[call-arg]  # which parameter would 5 be?
+    assert Rules(knock_limit=5).knock_limit == 5
