@@ -63,7 +63,26 @@ CANONICAL_CARD = r"^[A2-9TJQK][shdc]$"
 OKLAHOMA_UPCARD = ("Oklahoma: the first upcard, which sets the knock limit (a spade may also double the score). "
                    "Not used without Oklahoma.")
 DRAWN_FROM_DISCARD = ("11 cards: the card just taken from the discard pile; unless the rules allow it "
-                      "(`discard_pickup_allowed`), it may not be discarded this turn.")
+                      "(`discard_pickup_allowed`, or at the stock end `stock_end_discard`: see "
+                      "`taken_at_stock_end`), it may not be discarded this turn.")
+TAKEN_AT_STOCK_END = ("`drawn_from_discard` is the discard that left the stock's end (`stock_end` cards), which rule "
+                      "`stock_end_discard` lets the player take only to knock or go gin: the 50th-card rule "
+                      "(`take_to_knock`) then forbids discarding it and Game Colony's form (`take_to_knock_any`) "
+                      "allows it, whatever `discard_pickup_allowed` says. Default false.")
+
+
+def stock_end_rules(rules: Rules, taken: Card | None, at_stock_end: bool) -> Rules:
+    """The rules the knock is made under: at the stock end's offer, ``stock_end_discard``'s (faults reported on
+    ``taken_at_stock_end``)."""
+    if not at_stock_end:
+        return rules
+    if taken is None:
+        raise ValidationError("the card taken at the stock end goes in drawn_from_discard: give it",
+                              "taken_at_stock_end")
+    if rules.stock_end_discard == "draw":
+        raise ValidationError("under stock_end_discard draw the discard that leaves the stock's end is not offered "
+                              "(the hand is a draw)", "taken_at_stock_end")
+    return rules.stock_end_knock()
 
 
 def knock_limit_for(rules: Rules, upcard: Card | None) -> int:
@@ -132,11 +151,17 @@ class AnalyzeRequest(RequestSchema):
     rules = RulesField(load_default=resolve_rules)
     upcard = CardField(allow_none=True, metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(allow_none=True, metadata={"description": DRAWN_FROM_DISCARD})
+    taken_at_stock_end = BooleanField(load_default=False, metadata={"description": TAKEN_AT_STOCK_END})
 
     @validates_schema
     def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
         knock_limit_for(data["rules"], data.get("upcard"))
         _check_taken_card(data["hand"], data.get("drawn_from_discard"))
+
+    @post_load
+    def _knock_rules(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        data["rules"] = stock_end_rules(data["rules"], data.get("drawn_from_discard"), data.pop("taken_at_stock_end"))
+        return data
 
 
 def _check_taken_card(hand: Hand, taken: Card | None) -> None:
@@ -205,8 +230,8 @@ class RoundScoreRequest(RequestSchema):
     upcard = CardField(allow_none=True, metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(allow_none=True, metadata={
         "description": "The card the knocker took from the discard pile this turn, if any: it may not be the "
-        "discard unless `discard_pickup_allowed`. (Game Colony's stock-end knock with the card taken, rule "
-        "`stock_end_discard: take_to_knock_any`, discards it: leave this out.)"})
+        "discard unless `discard_pickup_allowed` (at the stock end, see `taken_at_stock_end`)."})
+    taken_at_stock_end = BooleanField(load_default=False, metadata={"description": TAKEN_AT_STOCK_END})
     rules = RulesField(load_default=resolve_rules)
 
     @validates_schema(pass_original=True)
@@ -216,6 +241,11 @@ class RoundScoreRequest(RequestSchema):
         shared = data["knocker"] & data["defender"]
         if shared:
             raise _in_both("defender", original.get("defender"), shared, "in both hands")
+
+    @post_load
+    def _knock_rules(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        data["rules"] = stock_end_rules(data["rules"], data.get("drawn_from_discard"), data.pop("taken_at_stock_end"))
+        return data
 
 
 WINNER_EXPECTED = "expected 0 or 1 (the player or team that won the hand) or null (a drawn hand)"
@@ -304,6 +334,7 @@ class _AnalyzeQueryBase(RequestSchema):
                                                  "{choices}"), metadata=refer_to(PRESET_REF, "A preset name."))
     upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(metadata={"description": DRAWN_FROM_DISCARD})
+    taken_at_stock_end = QueryBooleanField(metadata={"description": TAKEN_AT_STOCK_END})
 
     @pre_load
     def _no_big_gin_bonus(self, data: Mapping[str, Any], **kwargs: Any) -> Mapping[str, Any]:
@@ -316,9 +347,11 @@ class _AnalyzeQueryBase(RequestSchema):
     def _resolve(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         hand, upcard, taken = data.pop("hand"), data.pop("upcard", None), data.pop("drawn_from_discard", None)
         _check_taken_card(hand, taken)
+        at_stock_end = data.pop("taken_at_stock_end", False)
         rules = load_rules(data.pop("rules", None), data, preset_at_root=True)
         knock_limit_for(rules, upcard)
-        return {"hand": hand, "rules": rules, "upcard": upcard, "drawn_from_discard": taken}
+        return {"hand": hand, "rules": stock_end_rules(rules, taken, at_stock_end), "upcard": upcard,
+                "drawn_from_discard": taken}
 
 
 AnalyzeQuery = _AnalyzeQueryBase.from_dict(

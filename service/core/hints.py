@@ -575,9 +575,7 @@ def stock_end_offer(state: GameState, rules: Rules) -> bool:
 def knock_rules(state: GameState, rules: Rules) -> Rules:
     """The rules a knock is made under: taking the card offered at the stock end, the 50th-card rule forbids
     discarding it and Game Colony's form allows it, whatever ``discard_pickup_allowed`` says."""
-    if not stock_end_offer(state, rules):
-        return rules
-    return replace(rules, discard_pickup_allowed=rules.stock_end_discard == "take_to_knock_any")
+    return rules.stock_end_knock() if stock_end_offer(state, rules) else rules
 
 
 def _finish_action(option: KnockOption) -> Action:

@@ -65,6 +65,12 @@ class Rules:
         ``discard_pickup_allowed``."""
         return None if self.discard_pickup_allowed else taken
 
+    def stock_end_knock(self) -> Rules:
+        """The rules of a knock with the discard taken at the stock end (``stock_end_discard``): the 50th-card
+        rule forbids discarding that card and Game Colony's form allows it, whatever ``discard_pickup_allowed``
+        says."""
+        return replace(self, discard_pickup_allowed=self.stock_end_discard == "take_to_knock_any")
+
 
 _DEFAULTS = {f.name: f.default for f in fields(Rules)}
 

@@ -390,3 +390,52 @@ def test_a_hand_analyzed_from_the_query_is_counted(call: Call, client: FlaskClie
     assert call("GET", "/v1/hands/analyze?hand=As,2s,3s,7h,7d,7c,Kd,Qd,Jd,5c").status_code == 200
     assert _hands_analyzed(client) == before + 1
 
+
+
+STOCK_END_RULES = [{"stock_end_discard": offer, "discard_pickup_allowed": pickup}
+                   for offer in ("take_to_knock", "take_to_knock_any") for pickup in (False, True)]
+
+
+@pytest.mark.parametrize("rules", STOCK_END_RULES)
+def test_the_card_taken_at_the_stock_end_is_discarded_as_stock_end_discard_says(call: Call, rules: dict) -> None:  # type: ignore[type-arg]
+    """The 50th-card rule (take_to_knock) forbids discarding the card taken and Game Colony's form allows it,
+    whatever discard_pickup_allowed says: Jh thrown back leaves a knock of 2, any other discard 11 or more."""
+    body = {"hand": "As 6s 7s 8s 9s Ts Js Ah Jh 6d 6c", "drawn_from_discard": "Jh", "rules": rules,
+            "taken_at_stock_end": True}
+    answer = call("POST", "/v1/hands/analyze", json=body).get_json()
+    may = rules["stock_end_discard"] == "take_to_knock_any"
+    taken = next(entry for entry in answer["discards"] if entry["card"] == "Jh")
+    assert (taken["legal"], taken["can_knock"], answer["can_knock"]) == (may, may, may)
+    assert (answer["discard"], answer["deadwood"]) == (("Jh", 2) if may else ("As", 11))
+    query = ("/v1/hands/analyze?hand=As,6s,7s,8s,9s,Ts,Js,Ah,Jh,6d,6c&drawn_from_discard=Jh&taken_at_stock_end=true"
+             + "".join(f"&{name}={str(value).lower()}" for name, value in rules.items()))
+    assert call("GET", query, template="/v1/hands/analyze").get_json() == answer
+    batch = call("POST", "/v1/hands/analyze/batch", json={"hands": [body]}).get_json()
+    assert batch["results"] == [{"status": 200, "analysis": answer}]
+    knock = {"knocker": body["hand"], "defender": "3s 4s 9h Th 3d 7d 8c Ks Kd Kc", "discard": "Jh",
+             "drawn_from_discard": "Jh", "rules": rules, "taken_at_stock_end": True}
+    scored = call("POST", "/v1/rounds/score", json=knock)
+    assert scored.status_code == (200 if may else 422)
+    if not may:
+        assert scored.get_json()["errors"][0]["pointer"] == "#/discard"
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        ({"hand": "As 6s 7s 8s 9s Ts Js Ah Jh 6d 6c", "taken_at_stock_end": True,
+          "rules": {"stock_end_discard": "take_to_knock"}}, "goes in drawn_from_discard: give it"),
+        ({"hand": "As 6s 7s 8s 9s Ts Js Ah Jh 6d 6c", "taken_at_stock_end": True, "drawn_from_discard": "Jh"},
+         "under stock_end_discard draw the discard that leaves the stock's end is not offered"),
+        ({"hand": "As 6s 7s 8s 9s Ts Js Ah Jh 6d 6c", "taken_at_stock_end": "yes", "drawn_from_discard": "Jh"},
+         "expected true or false"),
+    ],
+)
+def test_a_card_taken_at_the_stock_end_needs_the_card_and_the_offer(call: Call, body: dict, detail: str) -> None:  # type: ignore[type-arg]
+    problem = call("POST", "/v1/hands/analyze", json=body).get_json()
+    assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/taken_at_stock_end"
+    assert detail in problem["detail"]
+    knock = {"knocker": body["hand"], "defender": "3s 4s 9h Th 3d 7d 8c Ks Kd Kc", "discard": "As",
+             **{key: value for key, value in body.items() if key != "hand"}}
+    problem = call("POST", "/v1/rounds/score", json=knock).get_json()
+    assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/taken_at_stock_end"

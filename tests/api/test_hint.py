@@ -602,3 +602,26 @@ def test_a_card_thrown_straight_back_is_checked(call: Call, change: dict[str, An
     problem = call("POST", "/v1/hint", json={**RETURNED, **change}).get_json()
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/returned_discard"
     assert detail in problem["errors"][0]["detail"]
+
+
+STOCK_END_STATE: dict[str, Any] = {
+    "hand": "As 6s 7s 8s 9s Ts Js Ah Jh 6d 6c", "phase": "discard", "upcard": "Jc", "drawn_from_discard": "Jh",
+    "discard_pile": ["Jc", "Kd", "Td", "Qs", "Qc", "8h", "4h", "Ks", "9h", "3h", "2c", "2d", "Ad", "7h", "6h",
+                     "Kh", "5h", "4c", "4d", "7c", "2h", "Kc", "Jd", "3c", "2s", "4s", "3s", "Th", "Qh"],
+    "stock_count": 2, "opponent_hand_known": ["3d", "5c", "Tc"], "seed": 9,
+    "opponent_discards": ["Kd", "Qs", "8h", "4h", "8s", "3h", "2c", "2d", "7h", "Kh", "As", "7c", "4d", "2h", "Jd",
+                          "6c", "6d", "4s", "Th", "Jh"]}
+
+
+@pytest.mark.parametrize("pickup", [False, True])
+def test_at_the_stock_end_the_hint_knocks_with_what_the_analysis_allows(call: Call, pickup: bool) -> None:
+    """Jh, the discard that left the stock's end, was taken to knock under Game Colony's form: thrown back it
+    knocks with 2. The analysis told so (taken_at_stock_end) offers the same knocks; it offered none before."""
+    rules = {"stock_end_discard": "take_to_knock_any", "discard_pickup_allowed": pickup}
+    advice = call("POST", "/v1/hint", json={**STOCK_END_STATE, "rules": rules}).get_json()
+    knocks = {alternative["action"]["card"] for alternative in advice["alternatives"]
+              if alternative["action"]["type"] in ("knock", "gin")}
+    analysis = call("POST", "/v1/hands/analyze", json={
+        "hand": STOCK_END_STATE["hand"], "drawn_from_discard": "Jh", "rules": rules, "taken_at_stock_end": True,
+    }).get_json()
+    assert knocks == {entry["card"] for entry in analysis["discards"] if entry["can_knock"]} == {"Jh"}
