@@ -7,7 +7,8 @@ suite checks every answer against the published spec.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, get_args
 
@@ -29,7 +30,7 @@ from ..core.knocks import check_taken_card, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import EXTRA_BOXES, HandRecord
-from ..errors import MAX_LISTED_ERRORS
+from ..errors import MAX_LISTED_ERRORS, validation_messages
 from .fields import (
     PLAYER_REF,
     PLAYERS,
@@ -83,6 +84,16 @@ def stock_end_rules(rules: Rules, taken: Card | None, at_stock_end: bool) -> Rul
         raise ValidationError("under stock_end_discard draw the discard that leaves the stock's end is not offered "
                               "(the hand is a draw)", "taken_at_stock_end")
     return rules.stock_end_knock()
+
+
+@contextmanager
+def collecting(faults: dict[str, Any]) -> Iterator[None]:
+    """A validation error raised inside is added to ``faults`` instead, so that later checks still run and every
+    fault is listed."""
+    try:
+        yield
+    except ValidationError as error:
+        faults.update(validation_messages(error))
 
 
 def knock_limit_for(rules: Rules, upcard: Card | None) -> int:
@@ -155,8 +166,13 @@ class AnalyzeRequest(RequestSchema):
 
     @validates_schema
     def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
-        knock_limit_for(data["rules"], data.get("upcard"))
-        _check_taken_card(data["hand"], data.get("drawn_from_discard"))
+        faults: dict[str, Any] = {}
+        with collecting(faults):
+            knock_limit_for(data["rules"], data.get("upcard"))
+        with collecting(faults):
+            _check_taken_card(data["hand"], data.get("drawn_from_discard"))
+        if faults:
+            raise ValidationError(faults)
 
     @post_load
     def _knock_rules(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -346,12 +362,17 @@ class _AnalyzeQueryBase(RequestSchema):
     @post_load
     def _resolve(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         hand, upcard, taken = data.pop("hand"), data.pop("upcard", None), data.pop("drawn_from_discard", None)
-        _check_taken_card(hand, taken)
         at_stock_end = data.pop("taken_at_stock_end", False)
-        rules = load_rules(data.pop("rules", None), data, preset_at_root=True)
-        knock_limit_for(rules, upcard)
-        return {"hand": hand, "rules": stock_end_rules(rules, taken, at_stock_end), "upcard": upcard,
-                "drawn_from_discard": taken}
+        faults: dict[str, Any] = {}
+        with collecting(faults):
+            rules = load_rules(data.pop("rules", None), data, preset_at_root=True)
+            knock_limit_for(rules, upcard)
+            rules = stock_end_rules(rules, taken, at_stock_end)
+        with collecting(faults):
+            _check_taken_card(hand, taken)
+        if faults:
+            raise ValidationError(faults)
+        return {"hand": hand, "rules": rules, "upcard": upcard, "drawn_from_discard": taken}
 
 
 AnalyzeQuery = _AnalyzeQueryBase.from_dict(
@@ -497,7 +518,8 @@ class HandAnalysis(Schema):
     big_gin = fields.Boolean(metadata={"description": "11 cards: all eleven meld (whether or not the rules "
                                        "score big gin)."})
     big_gin_melds = fields.List(fields.List(_card()), allow_none=True, metadata={
-        "description": "11 cards: the eleven cards melded, or null."})
+        "description": "11 cards: the eleven cards melded, or null (of several layouts, the one "
+        "`/v1/rounds/score` and `/v1/hint` lay out)."})
     discards = fields.List(fields.Nested(DiscardOption), metadata={
         "description": "11 cards: one entry per card, the legal discards best first (the first is "
         "`discard`), then the card just taken when the rules forbid discarding it."})

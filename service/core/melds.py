@@ -371,7 +371,8 @@ class DiscardOption:
 
 @dataclass(frozen=True)
 class DrawnHandAnalysis:
-    """An 11-card hand: every discard (best first) and big gin if all 11 cards meld."""
+    """An 11-card hand: every discard (best first) and big gin if all 11 cards meld (the first such layout in
+    ``optimal_arrangements``' order, as ``best_arrangement`` lays it out)."""
 
     hand: Hand
     options: tuple[DiscardOption, ...]
@@ -436,9 +437,8 @@ def analyze_drawn_hand(hand: Hand) -> DrawnHandAnalysis:
             arrangements = tuple(_sorted_arrangements([discard(card, index) for index in indices]))
         options.append(DiscardOption(card, least[card], arrangements))
     options.sort(key=_deadwood_of)
-    big_gin = next((_arrangement(hand, used, sets) for used, sets in choices if _runs_deadwood(hand & ~used) == 0),
-                   None)
-    return DrawnHandAnalysis(hand, tuple(options), big_gin)
+    gins = [_arrangement(hand, used, sets) for used, sets in choices if _runs_deadwood(hand & ~used) == 0]
+    return DrawnHandAnalysis(hand, tuple(options), _sorted_arrangements(gins)[0] if gins else None)
 
 
 _DISCARD_ORDER = tuple((-card_value(card), card_suit(card)) for card in range(64))

@@ -409,7 +409,8 @@ def test_an_optional_card_may_be_null(call: Call) -> None:
 def test_unknown_body_field_is_named(call: Call) -> None:
     body = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "colour": "red"}), 422)
     assert body["errors"] == [{"pointer": "#/colour",
-                               "detail": "unknown field: expected only drawn_from_discard, hand, rules, taken_at_stock_end, upcard"}]
+                               "detail": "unknown field: expected only drawn_from_discard, hand, rules, "
+                                         "taken_at_stock_end, upcard"}]
 
 
 @pytest.mark.parametrize("names", ["abcdefgh", "hgfedcba"])

@@ -439,3 +439,18 @@ def test_a_card_taken_at_the_stock_end_needs_the_card_and_the_offer(call: Call, 
              **{key: value for key, value in body.items() if key != "hand"}}
     problem = call("POST", "/v1/rounds/score", json=knock).get_json()
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/taken_at_stock_end"
+
+
+def test_every_fault_of_a_hand_under_its_rules_is_listed_by_post_get_and_batch_alike(call: Call) -> None:
+    """Oklahoma without its upcard, and a card just taken with a 10-card hand: POST and the batch listed only
+    the first, GET only the second."""
+    body = {"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c", "rules": "oklahoma", "drawn_from_discard": "9h"}
+    post = call("POST", "/v1/hands/analyze", json=body).get_json()
+    assert [error["pointer"] for error in post["errors"]] == ["#/upcard", "#/drawn_from_discard"]
+    query = "/v1/hands/analyze?hand=As,2s,3s,7h,7d,7c,Kd,Qd,Jd,5c&rules=oklahoma&drawn_from_discard=9h"
+    got = call("GET", query, template="/v1/hands/analyze").get_json()
+    assert [error["parameter"] for error in got["errors"]] == ["upcard", "drawn_from_discard"]
+    assert [error["detail"] for error in got["errors"]] == [error["detail"] for error in post["errors"]]
+    batch = call("POST", "/v1/hands/analyze/batch", json={"hands": [body]}).get_json()
+    assert batch["results"][0]["problem"]["errors"] == [
+        {**error, "pointer": error["pointer"].replace("#/", "#/hands/0/")} for error in post["errors"]]

@@ -12,6 +12,7 @@ from service.core.cards import (
     Hand,
     card_suit,
     card_value,
+    format_hand,
     hand_cards,
     hand_from_cards,
     parse_card,
@@ -30,6 +31,8 @@ from service.core.melds import (
     optimal_arrangements,
     pack,
 )
+from service.core.rules import Rules
+from service.core.scoring import score_round
 
 from . import reference as ref
 from .hands import LOW_CARDS, as_reference, hand_sizes, random_hands
@@ -214,6 +217,17 @@ def test_equal_choices_are_listed_in_one_order_by_every_call() -> None:
     }
     assert found == arrangements_within(hand, 20)
     assert best_arrangement(hand) == found[0]
+
+
+def test_big_gin_is_laid_out_as_the_round_score_lays_it_out() -> None:
+    """4d goes in the set or in the run: the first layout in the arrangements' order, where the analysis took
+    whichever choice of sets came first."""
+    hand = parse_hand("4s 4h 4d 4c 5d 6d 7d 8d 9s Ts Js")
+    big_gin = analyze_drawn_hand(hand).big_gin
+    assert big_gin is not None and [format_hand(meld) for meld in big_gin.melds] == [
+        ["4s", "4h", "4c"], ["4d", "5d", "6d", "7d", "8d"], ["9s", "Ts", "Js"]]
+    assert big_gin == optimal_arrangements(hand)[0] == score_round(hand, parse_hand("As 2s 3s 5h 6h 7h Kc Qc Jc 9c"),
+                                                                   Rules()).knocker
 
 
 def test_big_gin_needs_every_card_melded() -> None:
