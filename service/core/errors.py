@@ -8,7 +8,9 @@ import json
 
 class GinError(ValueError):
     """Input the engine refuses: every error that ``service.core`` raises on purpose is one (catch this one to
-    catch them all; each is a ValueError too)."""
+    catch them all; each is a ValueError too). ``field`` names the input at fault where it is known."""
+
+    field: str | None = None
 
 
 class FieldError(GinError):

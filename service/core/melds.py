@@ -390,7 +390,9 @@ class DrawnHandAnalysis:
 
 
 def analyze_drawn_hand(hand: Hand) -> DrawnHandAnalysis:
-    """Exact analysis of a hand just after a draw: the least deadwood over every discard.
+    """Exact analysis of a hand just after a draw: the least deadwood over every discard, the options by
+    deadwood, ties by the card's value, highest first, then by suit (s h d c) and rank; a CardError unless 11
+    cards.
 
     For each choice of sets, discarding a card changes only its own lane's runs, so one table
     lookup gives the deadwood after each discard. A card left unmelded by a choice's arrangement of

@@ -122,7 +122,13 @@ def score_round(
     discard: Card | None = None,
     drawn_from_discard: Card | None = None,
 ) -> RoundResult:
-    """Score a knock: 10 cards (after the discard), or 11 with ``discard``, or 11 melded as big gin."""
+    """Score a knock: 10 cards (after the discard), or 11 with ``discard``, or 11 melded as big gin.
+
+    ``knocker_melds`` are hands (bitmasks), laid out as given; None: the legal layout that scores best after the
+    defender's best reply. ``upcard`` is the deal's first (Oklahoma's knock limit and doubling);
+    ``drawn_from_discard`` the card the knocker took from the pile this turn. A CardError or IllegalKnockError
+    names the input at fault in ``field``; a RulesError is raised for rules that are no Rules.
+    """
     for name, hand in (("knocker", knocker), ("defender", defender)):
         with _input(name):
             check_hand(hand)

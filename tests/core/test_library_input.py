@@ -12,6 +12,7 @@ from service.core import (
     PRESETS,
     CardError,
     GameError,
+    GinError,
     HandRecord,
     Rules,
     RulesError,
@@ -221,3 +222,11 @@ def test_the_presets_and_the_rules_cannot_be_changed_by_mistake() -> None:
     with pytest.raises(TypeError):
         Rules(5)  # type: ignore[call-arg]  # which parameter would 5 be?
     assert Rules(knock_limit=5).knock_limit == 5
+
+
+def test_every_engine_error_names_the_input_at_fault_where_it_knows_it() -> None:
+    """``field`` is on the base class, so a caller catching GinError may read it (None where unknown)."""
+    assert GinError("no input named").field is None
+    with pytest.raises(GinError) as raised:
+        score_round(-1, DEFENDER, Rules())
+    assert raised.value.field == "knocker"
