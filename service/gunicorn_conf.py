@@ -49,11 +49,12 @@ def listening_host(host: str) -> str:
     5 s and then name only the address)."""
     host = host.strip() or "0.0.0.0"
     address = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
+    try:
+        with socket.socket(socket.AF_INET6 if util.is_ipv6(address) else socket.AF_INET, socket.SOCK_STREAM) as probe:
             probe.bind((address, 0))
-        except OSError as error:
-            raise ValueError(f"HOST {host!r} cannot be listened on here: {error.strerror}") from None
+    except (OSError, TypeError) as error:  # a TypeError for a name too long to encode
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise ValueError(f"HOST {host!r} cannot be listened on here: {reason}") from None
     return host
 
 

@@ -21,8 +21,8 @@ from ..core.cards import (
     Card,
     CardError,
     Hand,
+    allowed_counts,
     card_count_error,
-    count_words,
     format_card,
     parse_card,
     parse_hand,
@@ -101,7 +101,7 @@ class CardsField(fields.Field[Hand]):
         text = {"type": "string", "pattern": hand_text_pattern(least, most), "maxLength": CARDS_TEXT_MAX_LENGTH}
         listed = {"type": "array", "items": CARD_REF, "minItems": least, "maxItems": most, "uniqueItems": True}
         schema: dict[str, Any] = text if text_only else {"oneOf": [listed, text]}
-        schema["description"] = (f"{count_words(self.sizes)} distinct cards: " + (
+        schema["description"] = (f"{allowed_counts(self.sizes)} distinct cards: " + (
             "one string of cards separated by commas or spaces." if text_only
             else "a list of cards, or one string of cards separated by spaces or commas."))
         super().__init__(metadata={**schema, **kwargs.pop("metadata", {})}, **kwargs)
@@ -287,8 +287,6 @@ class QueryIntegerField(ShowsInvalidValue, fields.Integer):
                                       "one: write the number without a sign)")
             raise error
         return super()._deserialize(value, attr, data, **kwargs)
-
-
 
 
 class QueryBooleanField(ShowsInvalidValue, fields.Boolean):

@@ -7,8 +7,7 @@ suite checks every answer against the published spec.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, get_args
 
@@ -86,14 +85,29 @@ def stock_end_rules(rules: Rules, taken: Card | None, at_stock_end: bool) -> Rul
     return rules.stock_end_knock()
 
 
-@contextmanager
-def collecting(faults: dict[str, Any]) -> Iterator[None]:
-    """A validation error raised inside is added to ``faults`` instead, so that later checks still run and every
-    fault is listed."""
-    try:
-        yield
-    except ValidationError as error:
-        faults.update(validation_messages(error))
+def faults_of(*checks: Callable[[], object]) -> dict[str, Any]:
+    """Run every check: the faults of all that raise a ValidationError, by field."""
+    faults: dict[str, Any] = {}
+    for check in checks:
+        try:
+            check()
+        except ValidationError as error:
+            faults.update(validation_messages(error))
+    return faults
+
+
+def analysis_rules(hand: Hand, rules: Rules, upcard: Card | None, taken: Card | None, at_stock_end: bool) -> Rules:
+    """The rules a hand is analysed under (at the stock end's offer, ``stock_end_discard``'s), once the upcard,
+    the card just taken and the offer fit the hand and each other (a ValidationError listing each fault)."""
+    def offer() -> None:
+        if at_stock_end and hand.bit_count() != 11:
+            raise ValidationError("goes with an 11-card hand: the card taken at the stock end is one of its eleven",
+                                  "taken_at_stock_end")
+        stock_end_rules(rules, taken, at_stock_end)
+
+    if faults := faults_of(lambda: knock_limit_for(rules, upcard), lambda: _check_taken_card(hand, taken), offer):
+        raise ValidationError(faults)
+    return stock_end_rules(rules, taken, at_stock_end)
 
 
 def knock_limit_for(rules: Rules, upcard: Card | None) -> int:
@@ -164,19 +178,10 @@ class AnalyzeRequest(RequestSchema):
     drawn_from_discard = CardField(allow_none=True, metadata={"description": DRAWN_FROM_DISCARD})
     taken_at_stock_end = BooleanField(load_default=False, metadata={"description": TAKEN_AT_STOCK_END})
 
-    @validates_schema
-    def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
-        faults: dict[str, Any] = {}
-        with collecting(faults):
-            knock_limit_for(data["rules"], data.get("upcard"))
-        with collecting(faults):
-            _check_taken_card(data["hand"], data.get("drawn_from_discard"))
-        if faults:
-            raise ValidationError(faults)
-
     @post_load
-    def _knock_rules(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        data["rules"] = stock_end_rules(data["rules"], data.get("drawn_from_discard"), data.pop("taken_at_stock_end"))
+    def _consistent(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        data["rules"] = analysis_rules(data["hand"], data["rules"], data.get("upcard"), data.get("drawn_from_discard"),
+                                       data.pop("taken_at_stock_end"))
         return data
 
 
@@ -363,15 +368,12 @@ class _AnalyzeQueryBase(RequestSchema):
     def _resolve(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         hand, upcard, taken = data.pop("hand"), data.pop("upcard", None), data.pop("drawn_from_discard", None)
         at_stock_end = data.pop("taken_at_stock_end", False)
-        faults: dict[str, Any] = {}
-        with collecting(faults):
+        try:
             rules = load_rules(data.pop("rules", None), data, preset_at_root=True)
-            knock_limit_for(rules, upcard)
-            rules = stock_end_rules(rules, taken, at_stock_end)
-        with collecting(faults):
-            _check_taken_card(hand, taken)
-        if faults:
-            raise ValidationError(faults)
+        except ValidationError as error:  # the card taken is checked all the same
+            raise ValidationError({**validation_messages(error),
+                                   **faults_of(lambda: _check_taken_card(hand, taken))}) from None
+        rules = analysis_rules(hand, rules, upcard, taken, at_stock_end)
         return {"hand": hand, "rules": rules, "upcard": upcard, "drawn_from_discard": taken}
 
 

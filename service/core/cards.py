@@ -246,8 +246,8 @@ def _check_size(hand: Hand, sizes: Iterable[int], noun: str = "hand") -> None:
         raise error
 
 
-def count_words(sizes: Iterable[int]) -> str:
-    """The numbers allowed, in words: ``10 or 11``, or ``1 to 11`` for more than two in a row."""
+def allowed_counts(sizes: Iterable[int]) -> str:
+    """The numbers allowed, as text: ``10 or 11``, or ``1 to 11`` for more than two in a row."""
     allowed = sorted(set(sizes))
     contiguous = len(allowed) > 2 and allowed[-1] - allowed[0] == len(allowed) - 1
     return f"{allowed[0]} to {allowed[-1]}" if contiguous else " or ".join(map(str, allowed))
@@ -258,7 +258,7 @@ def card_count_error(count: int, sizes: Iterable[int], noun: str = "hand") -> Ca
     allowed = tuple(sizes)
     if count in allowed:
         return None
-    return CardError(f"a {noun} here has {count_words(allowed)} cards, got {count}")
+    return CardError(f"a {noun} here has {allowed_counts(allowed)} cards, got {count}")
 
 
 def format_hand(hand: Hand) -> list[str]:

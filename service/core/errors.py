@@ -27,6 +27,8 @@ class FieldError(GinError):
 def describe_value(value: object) -> str:
     """A short, bounded description of a value given for a parameter (it may be anything a client
     sent, so never its full ``repr``)."""
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

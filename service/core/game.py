@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from .cards import ALL_CARDS, Card, Hand, card_bit, format_card, hand_cards
 from .errors import GinError
 from .hints import HAND_SIZE, Action, GameState, Phase, knock_rules, legal_actions
-from .rules import Rules
+from .rules import Rules, check_rules
 from .scoring import RoundResult, score_round
 
 
@@ -77,6 +77,7 @@ class Table:
     def deal(cls, rules: Rules, deck: list[Card], dealer: int = 0) -> Table:
         """Deal a hand from ``deck`` (52 cards, top of the deck last): ten each, then the upcard (or, in
         an eleven-card deal, an eleventh card to the non-dealer)."""
+        check_rules(rules)
         if sorted(deck) != sorted(ALL_CARDS):
             raise GinError("a deck holds each of the 52 cards once")
         stock = list(deck)

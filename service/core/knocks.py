@@ -4,6 +4,7 @@ big gin."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .cards import SPADES, Card, CardError, Hand, card_suit, card_value, check_card, check_hand, format_card
 from .melds import Arrangement, DiscardOption, DrawnHandAnalysis, analyze_drawn_hand, optimal_arrangements
@@ -47,6 +48,7 @@ class KnockOption:
 
 def check_discard(hand: Hand, card: Card, rules: Rules, drawn_from_discard: Card | None) -> None:
     """Raise CardError if ``card`` may not be discarded from ``hand`` under ``rules``."""
+    check_rules(rules)
     if not hand >> card & 1:
         raise CardError(f"discard {format_card(card)} is not in the hand", card=format_card(card))
     if card == rules.banned_discard(drawn_from_discard):
@@ -98,7 +100,7 @@ class HandReport:
     drawn: DrawnHandAnalysis | None
     banned_discard: Card | None
 
-    @property
+    @cached_property
     def legal_discards(self) -> tuple[DiscardOption, ...]:
         """For 11 cards, the discards that may be thrown this turn, best first (for 10, none)."""
         if self.drawn is None:

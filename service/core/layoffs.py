@@ -23,6 +23,7 @@ from .cards import (
     hand_value,
     lowest_card,
 )
+from .errors import describe_value
 from .melds import Candidate, best_arrangement, find_melds, is_run, is_valid_meld, merge_runs, pack
 
 
@@ -57,6 +58,9 @@ def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None, disca
     the knocker's hand once ``discard`` is gone from it."""
     seen = 0
     for index, meld in enumerate(melds):
+        if not isinstance(meld, int) or isinstance(meld, bool):
+            raise CardError(f"knocker meld {index} is no hand: a meld is an int like parse_hand('7h 7d 7c'), got "
+                            f"{describe_value(meld)}", index=index)
         shown = " ".join(format_hand(meld))
         if not is_valid_meld(meld):
             raise CardError(f"knocker meld {index} ({shown}) is not a set of 3-4 or a run of 3+", card=shown,

@@ -104,6 +104,7 @@ def check_drawn_from_discard(knocker: Hand, defender: Hand, card: Card, rules: R
     It is among the knocker's cards as given (the 11 with the discard, or the 10 kept); with
     10 given, it may instead have been the discard when the rules allow discarding it at once.
     """
+    check_rules(rules)
     if knocker >> card & 1:
         return
     name = format_card(card)

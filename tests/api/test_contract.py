@@ -293,7 +293,7 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
     with pytest.raises(ValueError, match=r"^PORT must be at most 65535, got 99999$"):
         importlib.reload(conf)
     monkeypatch.setenv("PORT", "9123")
-    for host in ("192.0.2.1", "fe80::1"):  # no address of this machine; link-local with no scope
+    for host in ("192.0.2.1", "fe80::1", "ü" * 70):  # no address here; link-local with no scope; too long a name
         monkeypatch.setenv("HOST", host)
         with pytest.raises(ValueError, match=rf"^HOST {re.escape(repr(host))} cannot be listened on here: "):
             importlib.reload(conf)

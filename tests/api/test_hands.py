@@ -391,7 +391,6 @@ def test_a_hand_analyzed_from_the_query_is_counted(call: Call, client: FlaskClie
     assert _hands_analyzed(client) == before + 1
 
 
-
 STOCK_END_RULES = [{"stock_end_discard": offer, "discard_pickup_allowed": pickup}
                    for offer in ("take_to_knock", "take_to_knock_any") for pickup in (False, True)]
 
@@ -441,16 +440,37 @@ def test_a_card_taken_at_the_stock_end_needs_the_card_and_the_offer(call: Call, 
     assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/taken_at_stock_end"
 
 
-def test_every_fault_of_a_hand_under_its_rules_is_listed_by_post_get_and_batch_alike(call: Call) -> None:
-    """Oklahoma without its upcard, and a card just taken with a 10-card hand: POST and the batch listed only
-    the first, GET only the second."""
-    body = {"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c", "rules": "oklahoma", "drawn_from_discard": "9h"}
+@pytest.mark.parametrize(("extra", "faults"), [
+    ({}, ["upcard", "drawn_from_discard"]),
+    ({"taken_at_stock_end": True}, ["upcard", "drawn_from_discard", "taken_at_stock_end"]),
+])
+def test_every_fault_of_a_hand_under_its_rules_is_listed_by_post_get_and_batch_alike(
+        call: Call, extra: dict, faults: list[str]) -> None:  # type: ignore[type-arg]
+    """Oklahoma without its upcard, a card just taken with a 10-card hand, and (Oklahoma's stock end ending in a
+    draw) a card taken at the stock end: POST and the batch listed only the first, GET only the second."""
+    body = {"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c", "rules": "oklahoma", "drawn_from_discard": "9h", **extra}
     post = call("POST", "/v1/hands/analyze", json=body).get_json()
-    assert [error["pointer"] for error in post["errors"]] == ["#/upcard", "#/drawn_from_discard"]
-    query = "/v1/hands/analyze?hand=As,2s,3s,7h,7d,7c,Kd,Qd,Jd,5c&rules=oklahoma&drawn_from_discard=9h"
+    assert [error["pointer"] for error in post["errors"]] == [f"#/{field}" for field in faults]
+    query = ("/v1/hands/analyze?hand=As,2s,3s,7h,7d,7c,Kd,Qd,Jd,5c&rules=oklahoma&drawn_from_discard=9h"
+             + "".join(f"&{name}={str(value).lower()}" for name, value in extra.items()))
     got = call("GET", query, template="/v1/hands/analyze").get_json()
-    assert [error["parameter"] for error in got["errors"]] == ["upcard", "drawn_from_discard"]
+    assert [error["parameter"] for error in got["errors"]] == faults
     assert [error["detail"] for error in got["errors"]] == [error["detail"] for error in post["errors"]]
     batch = call("POST", "/v1/hands/analyze/batch", json={"hands": [body]}).get_json()
     assert batch["results"][0]["problem"]["errors"] == [
         {**error, "pointer": error["pointer"].replace("#/", "#/hands/0/")} for error in post["errors"]]
+
+
+def test_a_card_taken_at_the_stock_end_goes_with_an_eleven_card_hand(call: Call) -> None:
+    """It said "give drawn_from_discard", which a 10-card hand cannot take; a 10-card knocker may give it."""
+    rules = {"stock_end_discard": "take_to_knock"}
+    body = {"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c", "taken_at_stock_end": True, "rules": rules}
+    problem = call("POST", "/v1/hands/analyze", json=body).get_json()
+    assert problem["errors"] == [{"pointer": "#/taken_at_stock_end", "detail": "goes with an 11-card hand: the card "
+                                  "taken at the stock end is one of its eleven"}]
+    knock = {"knocker": body["hand"], "defender": "4s 5s 8h 9h Th 4d 4c 9c Tc Qc", "drawn_from_discard": "9s",
+             "taken_at_stock_end": True, "rules": {**rules, "discard_pickup_allowed": True}}  # 9s taken and thrown
+    problem = call("POST", "/v1/rounds/score", json=knock).get_json()  # which the 50th-card rule forbids
+    assert problem["errors"][0]["pointer"] == "#/drawn_from_discard"
+    scored = call("POST", "/v1/rounds/score", json={**knock, "rules": {"stock_end_discard": "take_to_knock_any"}})
+    assert scored.status_code == 200

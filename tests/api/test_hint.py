@@ -613,11 +613,10 @@ STOCK_END_STATE: dict[str, Any] = {
                           "6c", "6d", "4s", "Th", "Jh"]}
 
 
-@pytest.mark.parametrize("pickup", [False, True])
-def test_at_the_stock_end_the_hint_knocks_with_what_the_analysis_allows(call: Call, pickup: bool) -> None:
+def test_at_the_stock_end_the_hint_knocks_with_what_the_analysis_allows(call: Call) -> None:
     """Jh, the discard that left the stock's end, was taken to knock under Game Colony's form: thrown back it
     knocks with 2. The analysis told so (taken_at_stock_end) offers the same knocks; it offered none before."""
-    rules = {"stock_end_discard": "take_to_knock_any", "discard_pickup_allowed": pickup}
+    rules = {"stock_end_discard": "take_to_knock_any"}
     advice = call("POST", "/v1/hint", json={**STOCK_END_STATE, "rules": rules}).get_json()
     knocks = {alternative["action"]["card"] for alternative in advice["alternatives"]
               if alternative["action"]["type"] in ("knock", "gin")}

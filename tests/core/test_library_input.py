@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from service.core import (
+    ALL_CARDS,
     FULL_DECK,
     PRESETS,
     CardError,
@@ -16,6 +17,8 @@ from service.core import (
     HandRecord,
     Rules,
     RulesError,
+    check_discard,
+    check_drawn_from_discard,
     check_hand,
     format_card,
     format_hand,
@@ -32,6 +35,7 @@ from service.core import (
     score_partnership_game,
     score_round,
 )
+from service.core.game import Table
 from service.core.knocks import knock_limit, report_hand
 from service.core.melds import analyze_drawn_hand
 
@@ -230,3 +234,21 @@ def test_every_engine_error_names_the_input_at_fault_where_it_knows_it() -> None
     with pytest.raises(GinError) as raised:
         score_round(-1, DEFENDER, Rules())
     assert raised.value.field == "knocker"
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "fragment"),
+    [
+        (lambda: check_discard(ELEVEN, parse_card("9s"), "gra", None), RulesError, "expected a Rules"),  # type: ignore[arg-type]
+        (lambda: check_drawn_from_discard(KNOCKER, DEFENDER, parse_card("9s"), None), RulesError, "got null"),  # type: ignore[arg-type]
+        (lambda: Table.deal("gra", list(ALL_CARDS)), RulesError, "expected a Rules"),  # type: ignore[arg-type]
+        (lambda: report_layoffs(["6h 7h 8h"], LAYING_OFF), CardError, "knocker meld 0 is no hand"),  # type: ignore[list-item]
+        (lambda: score_round(ELEVEN, DEFENDER, Rules(), knocker_melds=[1.5]), CardError,  # type: ignore[list-item]
+         "knocker meld 0 is no hand: a meld is an int like"),
+    ],
+)
+def test_the_helpers_refuse_rules_and_melds_of_the_wrong_kind(call: Callable[[], object], error: type[Exception],
+                                                              fragment: str) -> None:
+    """They raised an AttributeError or a TypeError from deep inside."""
+    with pytest.raises(error, match=fragment):
+        call()
