@@ -281,7 +281,9 @@ class HandResult(RequestSchema):
                           metadata=refer_to(PLAYER_REF, "Player (or team) 0 or 1; null for a drawn hand."))
     points = IntegerField(required=True, validate=Range(0, 10000), metadata={
         "description": "Points the winner scored with the hand (a round's `points`, bonuses and doubling included); "
-        "0 for a drawn hand."})
+        "0 for a drawn hand. At most what a hand can score under the rules: the larger of the gin and big gin "
+        "bonuses plus 98, the most deadwood ten cards hold, or an undercut's bonus plus the knock limit, doubled "
+        "where a spade upcard may double it (129 under the default rules)."})
     extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata={
         "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
         "2 for gin, doubled when a spade upcard doubles the score; `points` must then be at least what that "

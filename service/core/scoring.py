@@ -267,6 +267,11 @@ def check_hand_record(hand: HandRecord, rules: Rules) -> None:
         if hand.points or hand.extra_boxes:
             raise ValueError("a drawn hand scores no points")
         return
+    most = most_points(rules)
+    if hand.points > most:
+        doubled = ", doubled by a spade upcard" if _may_double(rules) else ""
+        raise ValueError(f"a hand scores at most {most} points under these rules (its bonus and at most "
+                         f"{MOST_DEADWOOD} deadwood of the defender's{doubled}); got {hand.points}")
     if hand.points == 0 and _least_win(rules) > 0:
         raise ValueError("a hand won scores at least 1 point under these rules (no way to win one scores 0)")
     if hand.extra_boxes and not (rules.oklahoma and rules.oklahoma_extra_boxes):
@@ -296,6 +301,26 @@ def _check_record_shape(hand: HandRecord) -> None:
     for name, count in (("points", hand.points), ("extra boxes", hand.extra_boxes)):
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise ValueError(f"{name} are a whole number, 0 or more; got {count!r}")
+
+
+MOST_DEADWOOD = 98
+"""The most deadwood ten cards can hold: two each of the Tens, Jacks, Queens and Kings and two Nines, no three
+of a rank nor in a row (Ts Js Ks Th Jh Kh Qd Qc 9d 9c)."""
+
+
+def _may_double(rules: Rules) -> bool:
+    """Whether a hand's score may be doubled: Oklahoma with a spade upcard."""
+    return rules.oklahoma and rules.oklahoma_spades_double
+
+
+def most_points(rules: Rules) -> int:
+    """The most points one hand can score under ``rules``: gin or big gin (the larger bonus) against a defender
+    holding ``MOST_DEADWOOD``, or an undercut of a knock at the limit by a defender with no deadwood, whichever is
+    more, doubled where a spade upcard may double it (a knock itself wins less than ``MOST_DEADWOOD``)."""
+    limit = 10 if rules.oklahoma else rules.knock_limit
+    bonuses = [rules.gin_bonus, *([] if rules.big_gin_bonus is None else [rules.big_gin_bonus])]
+    most = max(max(bonuses) + MOST_DEADWOOD, rules.undercut_bonus + limit)
+    return most * (2 if _may_double(rules) else 1)
 
 
 def _least_points_for_boxes(extra_boxes: int, rules: Rules) -> int:

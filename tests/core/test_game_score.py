@@ -206,9 +206,9 @@ def test_a_hand_won_for_nothing_when_a_bonus_is_0_saves_the_loser_from_a_shutout
         overrides: dict[str, int]) -> None:
     """An undercut on a tie, or gin against no deadwood, scores only its bonus: 0 here. The loser won a hand
     (seed 001: no shutout then) and its box (so it scored, as seed 003 counts a shutout); it was a shutout."""
-    result = score_game([HandRecord(1, 0), HandRecord(0, 100)], resolve_rules("hoyle", overrides))
-    assert result.hands_won == (1, 1) and not result.shutout
-    assert result.final_scores == (100 + 100 + 25, 25) and result.settlement == 200
+    result = score_game([HandRecord(1, 0), HandRecord(0, 50), HandRecord(0, 50)], resolve_rules("hoyle", overrides))
+    assert result.hands_won == (2, 1) and not result.shutout  # (a hand scores at most 98 with gin_bonus 0)
+    assert result.final_scores == (100 + 100 + 50, 25) and result.settlement == 225
     with pytest.raises(GameError, match="at least 1 point"):
         score_game([HandRecord(1, 0)], resolve_rules("hoyle", {**overrides, "undercut_on_tie": False}
                                                      if "undercut_bonus" in overrides else {}))

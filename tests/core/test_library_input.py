@@ -25,6 +25,7 @@ from service.core import (
     is_valid_meld,
     knock_options,
     make_card,
+    min_deadwood,
     parse_card,
     parse_hand,
     partnership_deal,
@@ -38,6 +39,7 @@ from service.core import (
 from service.core.game import Table
 from service.core.knocks import knock_limit, report_hand
 from service.core.melds import analyze_drawn_hand
+from service.core.scoring import MOST_DEADWOOD, most_points
 
 KNOCKER = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd")  # nine cards
 DEFENDER = parse_hand("4s 5s 8h 9h Th 4d 4c 9c Tc Qc")
@@ -252,3 +254,32 @@ def test_the_helpers_refuse_rules_and_melds_of_the_wrong_kind(call: Callable[[],
     """They raised an AttributeError or a TypeError from deep inside."""
     with pytest.raises(error, match=fragment):
         call()
+
+
+BIG_GIN = parse_hand("As 2s 3s 4s 5s Ah 2h 3h Ad 2d 3d")
+MOST_DEADWOOD_HAND = parse_hand("Ts Js Ks Th Jh Kh Qd Qc 9d 9c")
+
+
+def test_ten_cards_hold_at_most_98_deadwood() -> None:
+    """At most two of each ten-point rank meld into nothing (8 cards), and the other two are at most Nines."""
+    assert min_deadwood(MOST_DEADWOOD_HAND) == MOST_DEADWOOD == 8 * 10 + 2 * 9
+
+
+@pytest.mark.parametrize(
+    ("rules", "knocker", "defender", "upcard"),
+    [
+        (Rules(), BIG_GIN, MOST_DEADWOOD_HAND, None),  # big gin 31 + 98
+        (resolve_rules("standard"), BIG_GIN & ~(1 << 4), MOST_DEADWOOD_HAND, None),  # gin 25 + 98, no big gin
+        (resolve_rules("oklahoma"), BIG_GIN & ~(1 << 4), MOST_DEADWOOD_HAND, parse_card("Qs")),  # (20 + 98) x 2
+        (resolve_rules(None, {"undercut_bonus": 1000}), parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd Tc"),
+         parse_hand("4h 5h 6h 8s 9s Ts 2c 3c 4c 5c"), None),  # an undercut of 10 by a melded hand: 1000 + 10
+    ],
+)
+def test_a_hand_scores_at_most_its_bound_and_a_round_reaches_it(rules: Rules, knocker: int, defender: int,
+                                                                upcard: int | None) -> None:
+    """A record above it is refused (the API took up to 10,000 points a hand under any rules)."""
+    most = score_round(knocker, defender, rules, upcard=upcard).points
+    assert most == most_points(rules)
+    assert score_game([HandRecord(0, most)], rules).running_totals == ((most, 0),)
+    with pytest.raises(GameError, match=f"a hand scores at most {most} points under these rules"):
+        score_game([HandRecord(1, most + 1)], rules)
