@@ -282,8 +282,8 @@ class HandResult(RequestSchema):
     points = IntegerField(required=True, validate=Range(0, 10000), metadata={
         "description": "Points the winner scored with the hand (a round's `points`, bonuses and doubling included); "
         "0 for a drawn hand. At most what a hand can score under the rules: the larger of the gin and big gin "
-        "bonuses plus 98, the most deadwood ten cards hold, or an undercut's bonus plus the knock limit, doubled "
-        "where a spade upcard may double it (129 under the default rules)."})
+        "bonuses plus 98, the most deadwood ten cards hold, or an undercut's bonus plus the knock limit (none with a "
+        "limit of 0), doubled where a spade upcard may double it (129 under the default rules)."})
     extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata={
         "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
         "2 for gin, doubled when a spade upcard doubles the score; `points` must then be at least what that "
@@ -370,12 +370,8 @@ class _AnalyzeQueryBase(RequestSchema):
     def _resolve(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         hand, upcard, taken = data.pop("hand"), data.pop("upcard", None), data.pop("drawn_from_discard", None)
         at_stock_end = data.pop("taken_at_stock_end", False)
-        try:
-            rules = load_rules(data.pop("rules", None), data, preset_at_root=True)
-        except ValidationError as error:  # the card taken is checked all the same
-            raise ValidationError({**validation_messages(error),
-                                   **faults_of(lambda: _check_taken_card(hand, taken))}) from None
-        rules = analysis_rules(hand, rules, upcard, taken, at_stock_end)
+        rules = analysis_rules(hand, load_rules(data.pop("rules", None), data, preset_at_root=True), upcard, taken,
+                               at_stock_end)
         return {"hand": hand, "rules": rules, "upcard": upcard, "drawn_from_discard": taken}
 
 

@@ -267,11 +267,9 @@ def check_hand_record(hand: HandRecord, rules: Rules) -> None:
         if hand.points or hand.extra_boxes:
             raise ValueError("a drawn hand scores no points")
         return
-    most = most_points(rules)
+    most, how = _best_hand(rules)
     if hand.points > most:
-        doubled = ", doubled by a spade upcard" if _may_double(rules) else ""
-        raise ValueError(f"a hand scores at most {most} points under these rules (its bonus and at most "
-                         f"{MOST_DEADWOOD} deadwood of the defender's{doubled}); got {hand.points}")
+        raise ValueError(f"a hand scores at most {most} points under these rules ({how}); got {hand.points}")
     if hand.points == 0 and _least_win(rules) > 0:
         raise ValueError("a hand won scores at least 1 point under these rules (no way to win one scores 0)")
     if hand.extra_boxes and not (rules.oklahoma and rules.oklahoma_extra_boxes):
@@ -314,13 +312,25 @@ def _may_double(rules: Rules) -> bool:
 
 
 def most_points(rules: Rules) -> int:
-    """The most points one hand can score under ``rules``: gin or big gin (the larger bonus) against a defender
-    holding ``MOST_DEADWOOD``, or an undercut of a knock at the limit by a defender with no deadwood, whichever is
-    more, doubled where a spade upcard may double it (a knock itself wins less than ``MOST_DEADWOOD``)."""
-    limit = 10 if rules.oklahoma else rules.knock_limit
-    bonuses = [rules.gin_bonus, *([] if rules.big_gin_bonus is None else [rules.big_gin_bonus])]
-    most = max(max(bonuses) + MOST_DEADWOOD, rules.undercut_bonus + limit)
-    return most * (2 if _may_double(rules) else 1)
+    """The most points one hand can score under ``rules`` (``_best_hand`` says how)."""
+    return _best_hand(rules)[0]
+
+
+def _best_hand(rules: Rules) -> tuple[int, str]:
+    """The most points one hand can score under ``rules``, and how: gin or big gin (the larger bonus) against a
+    defender holding ``MOST_DEADWOOD``, or an undercut of a knock at the limit by a defender with no deadwood (no
+    undercut where the limit is 0), whichever is more, doubled where a spade upcard may double it. A knock itself
+    wins less than ``MOST_DEADWOOD``."""
+    limit = 10 if rules.oklahoma else rules.knock_limit  # Oklahoma: a ten-point upcard
+    gins = [(rules.gin_bonus, "gin"), *([] if rules.big_gin_bonus is None else [(rules.big_gin_bonus, "big gin")])]
+    bonus, name = max(gins)
+    points, how = bonus + MOST_DEADWOOD, f"{name} ({bonus}) against {MOST_DEADWOOD} deadwood, the most ten cards hold"
+    if limit and rules.undercut_bonus + limit > points:
+        points, how = (rules.undercut_bonus + limit,
+                       f"an undercut ({rules.undercut_bonus}) of a knock at the limit ({limit}) by a melded hand")
+    if _may_double(rules):
+        return 2 * points, f"{how}, doubled by a spade upcard"
+    return points, how
 
 
 def _least_points_for_boxes(extra_boxes: int, rules: Rules) -> int:

@@ -474,3 +474,20 @@ def test_a_card_taken_at_the_stock_end_goes_with_an_eleven_card_hand(call: Call)
     assert problem["errors"][0]["pointer"] == "#/drawn_from_discard"
     scored = call("POST", "/v1/rounds/score", json={**knock, "rules": {"stock_end_discard": "take_to_knock_any"}})
     assert scored.status_code == 200
+
+
+def test_rules_at_fault_are_listed_alone_by_post_get_and_batch_alike(call: Call) -> None:
+    """Oklahoma with the eleven-card deal, and a card taken that is not in the hand: GET also checked the card,
+    where POST and the batch, having no rules to check the hand under, list the rules alone."""
+    hand = "As 2s 3s 4s 7h 7d 7c Kd Qd Jd 9c"
+    body = {"hand": hand, "rules": {"preset": "oklahoma", "eleven_card_deal": True}, "drawn_from_discard": "5h"}
+    post = call("POST", "/v1/hands/analyze", json=body).get_json()
+    assert [error["pointer"] for error in post["errors"]] == ["#/rules/eleven_card_deal"]
+    query = (f"/v1/hands/analyze?hand={hand.replace(' ', ',')}&rules=oklahoma&eleven_card_deal=true"
+             "&drawn_from_discard=5h")
+    got = call("GET", query, template="/v1/hands/analyze").get_json()
+    assert [(error["parameter"], error["detail"]) for error in got["errors"]] == [
+        ("eleven_card_deal", post["errors"][0]["detail"])]
+    batch = call("POST", "/v1/hands/analyze/batch", json={"hands": [body]}).get_json()
+    assert [error["pointer"] for error in batch["results"][0]["problem"]["errors"]] == [
+        "#/hands/0/rules/eleven_card_deal"]

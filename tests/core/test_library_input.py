@@ -4,6 +4,7 @@ are refused with the module's own errors instead of a wrong answer or an IndexEr
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import combinations
 
 import pytest
 
@@ -17,11 +18,13 @@ from service.core import (
     HandRecord,
     Rules,
     RulesError,
+    card_value,
     check_discard,
     check_drawn_from_discard,
     check_hand,
     format_card,
     format_hand,
+    hand_from_cards,
     is_valid_meld,
     knock_options,
     make_card,
@@ -258,11 +261,19 @@ def test_the_helpers_refuse_rules_and_melds_of_the_wrong_kind(call: Callable[[],
 
 BIG_GIN = parse_hand("As 2s 3s 4s 5s Ah 2h 3h Ad 2d 3d")
 MOST_DEADWOOD_HAND = parse_hand("Ts Js Ks Th Jh Kh Qd Qc 9d 9c")
+KNOCK_OF_TEN = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd Tc")
+MELDED = parse_hand("4h 5h 6h 8s 9s Ts 2c 3c 4c 5c")
 
 
 def test_ten_cards_hold_at_most_98_deadwood() -> None:
-    """At most two of each ten-point rank meld into nothing (8 cards), and the other two are at most Nines."""
-    assert min_deadwood(MOST_DEADWOOD_HAND) == MOST_DEADWOOD == 8 * 10 + 2 * 9
+    """Deadwood of 99 or more needs cards worth 99 or more: ten ten-point cards, or nine and a Nine. Every such
+    hand (53,768) melds something; at most two of each ten-point rank and two Nines meld nothing."""
+    tens = [card for card in ALL_CARDS if card_value(card) == 10]
+    nines = [card for card in ALL_CARDS if card_value(card) == 9]
+    rich = [hand_from_cards(cards) for cards in combinations(tens, 10)]
+    rich += [hand_from_cards([*cards, nine]) for cards in combinations(tens, 9) for nine in nines]
+    assert len(rich) == 53_768 and max(map(min_deadwood, rich)) < 99
+    assert min_deadwood(MOST_DEADWOOD_HAND) == MOST_DEADWOOD == 98
 
 
 @pytest.mark.parametrize(
@@ -271,8 +282,13 @@ def test_ten_cards_hold_at_most_98_deadwood() -> None:
         (Rules(), BIG_GIN, MOST_DEADWOOD_HAND, None),  # big gin 31 + 98
         (resolve_rules("standard"), BIG_GIN & ~(1 << 4), MOST_DEADWOOD_HAND, None),  # gin 25 + 98, no big gin
         (resolve_rules("oklahoma"), BIG_GIN & ~(1 << 4), MOST_DEADWOOD_HAND, parse_card("Qs")),  # (20 + 98) x 2
-        (resolve_rules(None, {"undercut_bonus": 1000}), parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd Tc"),
-         parse_hand("4h 5h 6h 8s 9s Ts 2c 3c 4c 5c"), None),  # an undercut of 10 by a melded hand: 1000 + 10
+        (resolve_rules(None, {"undercut_bonus": 1000}), KNOCK_OF_TEN, MELDED, None),  # an undercut: 1000 + 10
+        (resolve_rules("oklahoma", {"knock_limit": 0, "undercut_bonus": 1000}), KNOCK_OF_TEN, MELDED,
+         parse_card("Qs")),  # Oklahoma's limit comes from the upcard: (1000 + 10) x 2
+        (resolve_rules("oklahoma", {"oklahoma_spades_double": False}), BIG_GIN & ~(1 << 4), MOST_DEADWOOD_HAND,
+         parse_card("Qs")),  # 20 + 98, not doubled
+        (resolve_rules(None, {"knock_limit": 0, "undercut_bonus": 1000}), BIG_GIN, MOST_DEADWOOD_HAND, None),
+        # with a limit of 0 every knock is gin: no undercut, so big gin's 31 + 98
     ],
 )
 def test_a_hand_scores_at_most_its_bound_and_a_round_reaches_it(rules: Rules, knocker: int, defender: int,
@@ -281,5 +297,6 @@ def test_a_hand_scores_at_most_its_bound_and_a_round_reaches_it(rules: Rules, kn
     most = score_round(knocker, defender, rules, upcard=upcard).points
     assert most == most_points(rules)
     assert score_game([HandRecord(0, most)], rules).running_totals == ((most, 0),)
-    with pytest.raises(GameError, match=f"a hand scores at most {most} points under these rules"):
+    how = "an undercut" if rules.undercut_bonus == 1000 and most > 1000 else "gin"  # big gin, or gin
+    with pytest.raises(GameError, match=f"a hand scores at most {most} points under these rules \\(.*{how}"):
         score_game([HandRecord(1, most + 1)], rules)
