@@ -366,6 +366,15 @@ class _AnalyzeQueryBase(RequestSchema):
                                                      "it in rules)"]})
         return data
 
+    @validates_schema(pass_original=True, skip_on_field_errors=False)
+    def _rules_beside_other_faults(self, data: dict[str, Any], original: Mapping[str, Any], **kwargs: Any) -> None:
+        """With a field other than the rules at fault, post_load (which resolves the rules) does not run: a fault
+        of the rule parameters together is listed all the same, as POST lists its rules object's."""
+        rule_keys = [key for key in original if key == "rules" or key in QUERY_RULE_PARAMETERS]
+        if all(key in data for key in original) or not all(key in data for key in rule_keys):
+            return  # every field loaded (post_load checks the rules), or a parameter is at fault already
+        load_rules(data.get("rules"), {key: data[key] for key in rule_keys if key != "rules"}, preset_at_root=True)
+
     @post_load
     def _resolve(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         hand, upcard, taken = data.pop("hand"), data.pop("upcard", None), data.pop("drawn_from_discard", None)
@@ -375,8 +384,8 @@ class _AnalyzeQueryBase(RequestSchema):
         return {"hand": hand, "rules": rules, "upcard": upcard, "drawn_from_discard": taken}
 
 
-AnalyzeQuery = _AnalyzeQueryBase.from_dict(
-    {p.name: _query_field(p) for p in RULE_PARAMETERS if not p.nullable}, name="AnalyzeQuery")
+QUERY_RULE_PARAMETERS = {p.name: _query_field(p) for p in RULE_PARAMETERS if not p.nullable}
+AnalyzeQuery = _AnalyzeQueryBase.from_dict(QUERY_RULE_PARAMETERS, name="AnalyzeQuery")
 
 
 # The engine's own p99 in self-play is in the README ("The hint engine"); the budget trims the slow tail, and

@@ -491,3 +491,22 @@ def test_rules_at_fault_are_listed_alone_by_post_get_and_batch_alike(call: Call)
     batch = call("POST", "/v1/hands/analyze/batch", json={"hands": [body]}).get_json()
     assert [error["pointer"] for error in batch["results"][0]["problem"]["errors"]] == [
         "#/hands/0/rules/eleven_card_deal"]
+
+
+def test_rules_at_fault_are_listed_beside_the_hand_by_post_get_and_batch_alike(call: Call) -> None:
+    """GET resolved its rule parameters only once every field had loaded: with the hand at fault it did not list
+    Oklahoma with the eleven-card deal, which POST and the batch list beside it."""
+    body = {"hand": "As 2s 3s", "rules": {"preset": "oklahoma", "eleven_card_deal": True}, "upcard": "Ks"}
+    post = call("POST", "/v1/hands/analyze", json=body).get_json()
+    assert [error["pointer"] for error in post["errors"]] == ["#/hand", "#/rules/eleven_card_deal"]
+    got = call("GET", "/v1/hands/analyze?hand=As,2s,3s&rules=oklahoma&eleven_card_deal=true&upcard=Ks",
+               template="/v1/hands/analyze").get_json()
+    assert [(error["parameter"], error["detail"]) for error in got["errors"]] == [
+        ("hand", post["errors"][0]["detail"]), ("eleven_card_deal", post["errors"][1]["detail"])]
+    batch = call("POST", "/v1/hands/analyze/batch", json={"hands": [body]}).get_json()
+    assert [error["pointer"] for error in batch["results"][0]["problem"]["errors"]] == [
+        "#/hands/0/hand", "#/hands/0/rules/eleven_card_deal"]
+    unknown = call("GET", "/v1/hands/analyze?hand=As,2s,3s&rules=oklahoma&eleven_card_deal=tru",
+                   template="/v1/hands/analyze").get_json()  # a parameter at fault is listed once, as itself
+    assert [error["parameter"] for error in unknown["errors"]] == ["hand", "eleven_card_deal"]
+    assert "expected true or false" in unknown["errors"][1]["detail"]
