@@ -416,7 +416,8 @@ def test_the_card_taken_at_the_stock_end_is_discarded_as_stock_end_discard_says(
     scored = call("POST", "/v1/rounds/score", json=knock)
     assert scored.status_code == (200 if may else 422)
     if not may:
-        assert scored.get_json()["errors"][0]["pointer"] == "#/discard"
+        fault = scored.get_json()["errors"][0]
+        assert fault["pointer"] == "#/discard" and "stock_end_discard take_to_knock_any" in fault["detail"]
 
 
 @pytest.mark.parametrize(
