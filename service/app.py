@@ -17,7 +17,7 @@ from werkzeug.exceptions import NotFound
 from . import observability
 from .api import Api, register_api
 from .config import cors_origins, load_config
-from .errors import problem, register_error_handlers
+from .errors import failed_precondition_as_problem, register_error_handlers
 from .json_provider import OrjsonProvider
 
 CORS_RESOURCES = r"/(v1/.*|openapi\.(json|yaml))"
@@ -67,7 +67,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if origins := cors_origins(app.config["CORS_ORIGINS"]):
         CORS(app, resources=CORS_RESOURCES, origins=[_exactly(origin) for origin in origins],
              send_wildcard="*" in origins, methods=["GET", "POST"],
-             expose_headers=[observability.REQUEST_ID_HEADER], max_age=CORS_MAX_AGE)
+             expose_headers=[observability.REQUEST_ID_HEADER, "ETag"], max_age=CORS_MAX_AGE)
         app.before_request(pass_preflights_to_unknown_paths)
     api = Api(app)
     register_api(api, app)
@@ -77,14 +77,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     docs.after_request(failed_precondition_as_problem)
     app.register_blueprint(docs)
     return app
-
-
-def failed_precondition_as_problem(answer: Response) -> Response:
-    """A documentation file asked for with an ``If-Match`` or ``If-Unmodified-Since`` that does not hold: Werkzeug
-    answers 412 but keeps the file as the body; a problem instead."""
-    if answer.status_code == 412:
-        return problem(412, "the If-Match or If-Unmodified-Since condition failed for this file")
-    return answer
 
 
 def pass_preflights_to_unknown_paths() -> Response | None:

@@ -7,6 +7,8 @@
 | ``GIN_LOG_LEVEL`` | INFO | Level of the application's own log (DEBUG, INFO, WARNING, ERROR, CRITICAL; any case). |
 | ``GIN_CORS_ORIGINS`` | (none) | Web origins whose pages may call the API from a browser (CORS): ``*``, or |
 | | | origins separated by commas (``https://play.example.com,http://localhost:3000``). |
+| ``GIN_CACHE_MAX_AGE`` | 300 | Seconds any cache may reuse an answer to a GET (``Cache-Control``); 0: revalidate |
+| | | it every time by its ``ETag`` (``no-cache``). |
 
 The server's settings (``PORT``, ``WEB_CONCURRENCY``, timeouts) are in ``gunicorn_conf.py``.
 """
@@ -26,7 +28,14 @@ DEFAULTS: dict[str, tuple[str, int | str]] = {
     "BATCH_MAX_CONTENT_LENGTH": ("GIN_BATCH_MAX_BODY_BYTES", 2 * 1024 * 1024),
     "LOG_LEVEL": ("GIN_LOG_LEVEL", "INFO"),
     "CORS_ORIGINS": ("GIN_CORS_ORIGINS", ""),
+    "CACHE_MAX_AGE": ("GIN_CACHE_MAX_AGE", 300),
 }
+INTEGER_RANGES: dict[str, tuple[int, int | None]] = {
+    "MAX_CONTENT_LENGTH": (1, None),
+    "BATCH_MAX_CONTENT_LENGTH": (1, None),
+    "CACHE_MAX_AGE": (0, 365 * 24 * 3600),  # a year: the longest a cache is told to keep anything (RFC 9111)
+}
+"""The least and most each integer setting takes."""
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Gin rummy hand analysis",
@@ -126,9 +135,11 @@ def _origin_problem(origin: str) -> str | None:
     return None
 
 
-def _environment_value(name: str, default: int | str, environ: Mapping[str, str]) -> int | str:
-    if isinstance(default, int):  # a body size limit
-        return environment_integer(name, default, environ, minimum=1)
+def _environment_value(key: str, environ: Mapping[str, str]) -> int | str:
+    name, default = DEFAULTS[key]
+    if isinstance(default, int):
+        minimum, maximum = INTEGER_RANGES[key]
+        return environment_integer(name, default, environ, minimum=minimum, maximum=maximum)
     return environ.get(name) or default
 
 
@@ -136,8 +147,8 @@ def load_config(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
     """Flask config: the API's fixed settings, then each variable or its default (a ValueError naming the first
     variable whose value is wrong)."""
     config = dict(API_SETTINGS)
-    for key, (variable, default) in DEFAULTS.items():
-        config[key] = _environment_value(variable, default, environ)
+    for key in DEFAULTS:
+        config[key] = _environment_value(key, environ)
     config["LOG_LEVEL"] = log_level(config["LOG_LEVEL"])
     cors_origins(config["CORS_ORIGINS"])
     return config

@@ -9,6 +9,7 @@ serialisation lean. Errors are documented here as problem+json responses and ans
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -17,13 +18,19 @@ import flask_smorest
 from apispec import APISpec, BasePlugin
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
-from flask import Flask, Request, current_app
+from flask import Flask, Request, Response, current_app, request
 from marshmallow import RAISE, Schema, ValidationError
 from marshmallow.fields import Field
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 
-from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, UnsupportedBodyEncoding, problem_body
+from ..errors import (
+    INVALID_INPUT,
+    PROBLEM_MEDIA_TYPE,
+    UnsupportedBodyEncoding,
+    failed_precondition_as_problem,
+    problem_body,
+)
 from ..observability import REQUEST_ID_HEADER, REQUEST_ID_PATTERN
 from .fields import component_schemas
 from .schemas import BatchAnswer, BatchError, InputSchema, Problem
@@ -74,6 +81,41 @@ REQUEST_ID_PARAMETER: dict[str, Any] = {
 REQUEST_ID_ANSWER: dict[str, Any] = {
     "schema": {"type": "string", "pattern": f"^{REQUEST_ID_PATTERN.pattern}$"}, "example": REQUEST_ID_EXAMPLE,
     "description": "The request's id: the `X-Request-ID` sent, else a new one (32 hex digits)."}
+
+# The headers of an answer that any cache may keep (``Blueprint.cached``), and the request header that revalidates it.
+CACHE_HEADERS: dict[str, dict[str, Any]] = {
+    "ETag": {"schema": {"type": "string"}, "example": '"0c6f3f1c8d27b1e5d7a4b9f0e2c3d4a5b6c7d8e9"',
+             "description": "A strong tag of the answer, a hash of its body: send it back as `If-None-Match` to be "
+             "answered 304, without a body, while the answer is the same."},
+    "Cache-Control": {"schema": {"type": "string"}, "example": "public, max-age=300",
+                      "description": "How long any cache may reuse the answer without asking again: "
+                      "`GIN_CACHE_MAX_AGE` seconds, 300 unless set; with 0, `no-cache` (ask again each time, "
+                      "by the `ETag`). The answer depends on the request alone, but a new release of the service "
+                      "may change it."},
+}
+IF_NONE_MATCH = "IfNoneMatch"
+IF_NONE_MATCH_PARAMETER: dict[str, Any] = {
+    "name": "If-None-Match", "schema": {"type": "string"}, "example": CACHE_HEADERS["ETag"]["example"],
+    "description": "The `ETag`s of answers already held (or `*`): a 304 without a body when this answer's is "
+    "among them."}
+NOT_MODIFIED: dict[str, Any] = {"description": "Not Modified: the `If-None-Match` named this answer's `ETag`; no body."}
+
+
+def conditional(answer: Response) -> Response:
+    """``answer`` with a strong ETag and the configured Cache-Control, made conditional on the request: a 304 when
+    its ``If-None-Match`` names the ETag, a 412 problem when its ``If-Match`` does not."""
+    max_age = current_app.config["CACHE_MAX_AGE"]
+    if max_age:
+        answer.cache_control.public = True
+        answer.cache_control.max_age = max_age
+    else:
+        answer.cache_control.no_cache = True
+    answer.add_etag()
+    answer.make_conditional(request)
+    del answer.headers["Date"]  # Werkzeug's; the server sends its own
+    if answer.status_code == 304:
+        answer.status = "304 Not Modified"  # RFC 9110's words, not Werkzeug's capitals
+    return failed_precondition_as_problem(answer)
 
 
 # ``/metrics`` is served by ``service.observability``, outside the API's blueprints; ``register_api`` documents it.
@@ -166,6 +208,9 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         spec.components.schema("BatchError", schema=BatchError)
         spec.components.parameter(REQUEST_ID, "header", REQUEST_ID_PARAMETER)
         spec.components.header(REQUEST_ID, REQUEST_ID_ANSWER)
+        spec.components.parameter(IF_NONE_MATCH, "header", IF_NONE_MATCH_PARAMETER)
+        for name, header in CACHE_HEADERS.items():
+            spec.components.header(name, header)
         for name, (description, example) in ERROR_RESPONSES.items():
             content: dict[str, Any] = {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"},
                                                             "example": example}}
@@ -254,6 +299,30 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
     """A flask-smorest Blueprint whose arguments document this API's own error responses."""
 
     ARGUMENTS_PARSER = Parser()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._prepare_doc_cbks.append(self._prepare_cache_doc)
+
+    def cached(self, view: Callable[..., Response]) -> Callable[..., Response]:
+        """A GET view whose answer depends on the request alone: any cache may keep it (``conditional``)."""
+
+        @functools.wraps(view)
+        def wrapper(*args: Any, **kwargs: Any) -> Response:
+            return conditional(view(*args, **kwargs))
+
+        wrapper._apidoc = {**getattr(view, "_apidoc", {}), "cached": True}  # type: ignore[attr-defined]
+        return wrapper
+
+    @staticmethod
+    def _prepare_cache_doc(doc: dict[str, Any], doc_info: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """A cached operation's answer documents its cache headers, and the operation its 304."""
+        if doc_info.get("cached"):
+            cache_headers = {name: name for name in CACHE_HEADERS}
+            doc["responses"][200].setdefault("headers", {}).update(cache_headers)
+            doc["responses"][304] = {**NOT_MODIFIED, "headers": cache_headers}
+            doc.setdefault("parameters", []).append(IF_NONE_MATCH)
+        return doc
 
     def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Callable[[Any], Any]:
         """Load and validate ``location`` with ``schema``; document its 4xx problems."""

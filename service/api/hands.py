@@ -51,6 +51,7 @@ ANSWERS = {
 class Analyze(MethodView):
     """One hand."""
 
+    @blp.cached
     @blp.arguments(AnalyzeQuery(), location="query", unknown=RAISE)
     @blp.doc(operationId="analyzeHandInQuery")
     @blp.response(200, HandAnalysis, examples=ANSWERS)

@@ -42,6 +42,7 @@ def _spec_route(fmt: str) -> type[MethodView]:
     media_type = SPEC_MEDIA_TYPES[fmt]
 
     class Spec(MethodView):
+        @blp.cached
         @blp.doc(operationId=f"getOpenAPI{fmt.upper()}")
         @blp.response(200, {"type": "object", "additionalProperties": True}, content_type=media_type,
                       description=f"The OpenAPI document as {fmt.upper()}.")

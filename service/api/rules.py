@@ -22,6 +22,7 @@ RESOLVE_EXAMPLE = {"rules": {"preset": "oklahoma", "knock_limit": 7}}
 class RulesResource(MethodView):
     """The rules."""
 
+    @blp.cached
     @blp.doc(operationId="listRules")
     @blp.arguments(NoParameters(), location="query", unknown=RAISE)
     @blp.response(200, RulesCatalog, example=CATALOG)

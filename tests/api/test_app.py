@@ -201,7 +201,7 @@ def test_a_configured_origin_may_call_the_api_from_a_browser() -> None:
         answer = client.post("/v1/hands/analyze", json=body, headers={"Origin": "http://localhost:3000"})
         assert answer.status_code == status
         assert answer.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
-        assert answer.headers["Access-Control-Expose-Headers"] == "X-Request-ID"  # the page can read the id
+        assert answer.headers["Access-Control-Expose-Headers"] == "ETag, X-Request-ID"  # the page can read them
     for document in ("/openapi.json", "/openapi.yaml"):
         assert client.get(document, headers={"Origin": PAGE}).headers["Access-Control-Allow-Origin"] == PAGE
     assert "Access-Control-Allow-Origin" not in client.get("/openapi.json").headers  # no Origin: no CORS answer
