@@ -1,7 +1,7 @@
 """A web page calls the API from a real browser (headless Chromium): with ``GIN_CORS_ORIGINS`` naming
 its origin it passes the preflight, sends its own ``X-Request-ID``, reads the answers, the problems
-and the id, and the 404 of a mistyped path; the probes stay closed to it, and a page of any other
-origin reads nothing.
+and the id, and the 404 of a mistyped path, and a GET asked for again is answered from the browser's
+cache; the probes stay closed to it, and a page of any other origin reads nothing.
 
 Runs where Chromium is installed (Debian: ``apt-get install chromium``), skipped elsewhere.
 """
@@ -27,6 +27,8 @@ pytestmark = pytest.mark.skipif(shutil.which("chromium") is None, reason="chromi
 STATE = {"hand": "As 2s 3s 7h 7d Kd Qd Jd 5c 9h", "phase": "draw", "upcard": "4d", "discard_pile": ["4d", "Tc", "7c"],
          "stock_count": 29, "opponent_discards": ["7c"]}
 
+ANALYZE = "/v1/hands/analyze?hand=As,2s,3s,7h,7d,7c,Kd,Qd,Jd,5c"
+
 # Each call writes one line: the status, the X-Request-ID the page could read and a word of the body, or
 # "blocked" when the browser kept the answer from the page.
 PAGE = """<!doctype html><pre id="out">pending</pre><script>
@@ -34,7 +36,7 @@ async function call(path, init) {
   try {
     const answer = await fetch(API + path, init);
     const body = await answer.json();
-    const what = body.action ? body.action.type : body.detail;
+    const what = body.action ? body.action.type : body.detail ?? `deadwood ${body.deadwood}`;
     return `${answer.status} ${answer.headers.get("X-Request-ID")} ${what}`;
   } catch (error) { return "blocked"; }
 }
@@ -45,6 +47,8 @@ async function call(path, init) {
     await call("/v1/hands/analyze", {method: "POST", headers, body: JSON.stringify({hand: "As"})}),
     await call("/v1/hints", {method: "POST", headers, body: "{}"}),
     await call("/healthz", {}),
+    await call(ANALYZE, {}),
+    await call(ANALYZE, {}),  // from the browser's cache: the same answer, with the same id
   ];
   document.getElementById("out").textContent = lines.join("\\n");
 })();
@@ -65,7 +69,8 @@ class Page(BaseHTTPRequestHandler):
     server: PageServer
 
     def do_GET(self) -> None:
-        page = PAGE.replace("API", json.dumps(self.server.api)).replace("STATE", json.dumps(STATE)).encode()
+        page = (PAGE.replace("API", json.dumps(self.server.api)).replace("STATE", json.dumps(STATE))
+                .replace("ANALYZE", json.dumps(ANALYZE))).encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(page)))
@@ -106,14 +111,16 @@ def page_lines(page: PageServer, profile: Path) -> list[str]:
 def test_an_allowed_page_reads_answers_problems_and_ids(pages: tuple[PageServer, PageServer],
                                                          tmp_path: Path) -> None:
     allowed, _ = pages
-    assert page_lines(allowed, tmp_path) == [
+    lines = page_lines(allowed, tmp_path)
+    assert lines[:4] == [
         "200 page-7 take_upcard",
         "422 page-7 hand: a hand here has 10 or 11 cards, got 1",
         "404 page-7 no resource at /v1/hints; see /docs/",  # its preflight let through
         "blocked",  # the probes are not for pages
     ]
+    assert re.fullmatch(r"200 [0-9a-f]{32} deadwood 5", lines[4]) and lines[5] == lines[4]  # the GET kept
 
 
 def test_a_page_of_another_origin_reads_nothing(pages: tuple[PageServer, PageServer], tmp_path: Path) -> None:
     _, other = pages
-    assert page_lines(other, tmp_path) == ["blocked"] * 4
+    assert page_lines(other, tmp_path) == ["blocked"] * 6
