@@ -17,7 +17,7 @@ from werkzeug.exceptions import NotFound
 from . import observability
 from .api import Api, register_api
 from .config import cors_origins, load_config
-from .errors import failed_precondition_as_problem, register_error_handlers
+from .errors import problem, register_error_handlers
 from .json_provider import OrjsonProvider
 
 CORS_RESOURCES = r"/(v1/.*|openapi\.(json|yaml))"
@@ -64,9 +64,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     register_error_handlers(app)
     observability.init_app(app)
-    if origins := cors_origins(app.config["CORS_ORIGINS"]):
+    app.extensions["cors_origins"] = origins = cors_origins(app.config["CORS_ORIGINS"])
+    if origins:
+        # The answers that caches may keep say that they vary with the Origin (``api.conditional``); no other
+        # answer is kept, so flask-cors need not say it.
         CORS(app, resources=CORS_RESOURCES, origins=[_exactly(origin) for origin in origins],
-             send_wildcard="*" in origins, methods=["GET", "POST"],
+             send_wildcard="*" in origins, methods=["GET", "POST"], vary_header=False,
              expose_headers=[observability.REQUEST_ID_HEADER, "ETag"], max_age=CORS_MAX_AGE)
         app.before_request(pass_preflights_to_unknown_paths)
     api = Api(app)
@@ -77,6 +80,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     docs.after_request(failed_precondition_as_problem)
     app.register_blueprint(docs)
     return app
+
+
+def failed_precondition_as_problem(answer: Response) -> Response:
+    """A documentation file asked for with an ``If-Match`` or ``If-Unmodified-Since`` that does not hold: Werkzeug
+    answers 412 but keeps the file as the body; a problem instead."""
+    if answer.status_code == 412:
+        return problem(412, "the If-Match or If-Unmodified-Since condition failed for this file")
+    return answer
 
 
 def pass_preflights_to_unknown_paths() -> Response | None:

@@ -67,14 +67,6 @@ def problem(status: int, detail: str, *, headers: Mapping[str, str] | None = Non
     return current_app.response_class(body, line, headers, mimetype=PROBLEM_MEDIA_TYPE)
 
 
-def failed_precondition_as_problem(answer: Response) -> Response:
-    """An answer made conditional whose ``If-Match`` or ``If-Unmodified-Since`` does not hold: Werkzeug sets 412
-    but keeps the answer as the body; a problem instead."""
-    if answer.status_code == 412:
-        return problem(412, "the If-Match or If-Unmodified-Since condition failed for this answer")
-    return answer
-
-
 def _pointer(path: tuple[str | int, ...]) -> str:
     escaped = (str(part).replace("~", "~0").replace("/", "~1") for part in path)
     return "#" + quote("".join("/" + part for part in escaped), safe="/~!$&'()*+,;=:@")

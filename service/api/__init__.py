@@ -23,14 +23,9 @@ from marshmallow import RAISE, Schema, ValidationError
 from marshmallow.fields import Field
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
+from werkzeug.http import generate_etag
 
-from ..errors import (
-    INVALID_INPUT,
-    PROBLEM_MEDIA_TYPE,
-    UnsupportedBodyEncoding,
-    failed_precondition_as_problem,
-    problem_body,
-)
+from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, UnsupportedBodyEncoding, problem, problem_body
 from ..observability import REQUEST_ID_HEADER, REQUEST_ID_PATTERN
 from .fields import component_schemas
 from .schemas import BatchAnswer, BatchError, InputSchema, Problem
@@ -84,14 +79,17 @@ REQUEST_ID_ANSWER: dict[str, Any] = {
 
 # The headers of an answer that any cache may keep (``Blueprint.cached``), and the request header that revalidates it.
 CACHE_HEADERS: dict[str, dict[str, Any]] = {
-    "ETag": {"schema": {"type": "string"}, "example": '"0c6f3f1c8d27b1e5d7a4b9f0e2c3d4a5b6c7d8e9"',
-             "description": "A strong tag of the answer, a hash of its body: send it back as `If-None-Match` to be "
+    "ETag": {"schema": {"type": "string", "pattern": '^W/"[0-9a-f]{40}"$'},
+             "example": 'W/"0c6f3f1c8d27b1e5d7a4b9f0e2c3d4a5b6c7d8e9"',
+             "description": "A weak tag of the answer, a hash of its body: send it back as `If-None-Match` to be "
              "answered 304, without a body, while the answer is the same."},
     "Cache-Control": {"schema": {"type": "string"}, "example": "public, max-age=300",
                       "description": "How long any cache may reuse the answer without asking again: "
                       "`GIN_CACHE_MAX_AGE` seconds, 300 unless set; with 0, `no-cache` (ask again each time, "
                       "by the `ETag`). The answer depends on the request alone, but a new release of the service "
-                      "may change it."},
+                      "may change it. It varies with `X-Request-ID` (a cache keeps one answer for the requests "
+                      "without one, which carries the id of the request that fetched it) and, where CORS allows "
+                      "some origins only, with `Origin`."},
 }
 IF_NONE_MATCH = "IfNoneMatch"
 IF_NONE_MATCH_PARAMETER: dict[str, Any] = {
@@ -102,20 +100,29 @@ NOT_MODIFIED: dict[str, Any] = {"description": "Not Modified: the `If-None-Match
 
 
 def conditional(answer: Response) -> Response:
-    """``answer`` with a strong ETag and the configured Cache-Control, made conditional on the request: a 304 when
-    its ``If-None-Match`` names the ETag, a 412 problem when its ``If-Match`` does not."""
+    """``answer``, a 200, as any cache may keep it: a weak ETag from its body (the same JSON whether a gateway
+    compresses it or not), the configured Cache-Control, and what it varies with: the ``X-Request-ID`` it echoes,
+    and the ``Origin`` where CORS allows some origins only. Then the request's preconditions, as RFC 9110 (13.2.2)
+    orders them: an ``If-Match`` other than ``*`` fails (a weak tag never matches it), a 412 problem; an
+    ``If-None-Match`` that names the tag (or is ``*``) gets a 304 without a body."""
     max_age = current_app.config["CACHE_MAX_AGE"]
     if max_age:
         answer.cache_control.public = True
         answer.cache_control.max_age = max_age
     else:
         answer.cache_control.no_cache = True
-    answer.add_etag()
-    answer.make_conditional(request)
-    del answer.headers["Date"]  # Werkzeug's; the server sends its own
-    if answer.status_code == 304:
-        answer.status = "304 Not Modified"  # RFC 9110's words, not Werkzeug's capitals
-    return failed_precondition_as_problem(answer)
+    tag = generate_etag(answer.get_data())
+    answer.set_etag(tag, weak=True)
+    answer.vary.add(REQUEST_ID_HEADER)
+    origins = current_app.extensions["cors_origins"]
+    if origins and "*" not in origins:
+        answer.vary.add("Origin")
+    if request.if_match and not request.if_match.star_tag:
+        return problem(412, f"If-Match names no tag of this answer: its ETag, {answer.headers['ETag']}, is weak, "
+                       "and If-Match matches only a strong tag (or *)")
+    if request.if_none_match.contains_weak(tag):
+        answer.status = "304 Not Modified"
+    return answer
 
 
 # ``/metrics`` is served by ``service.observability``, outside the API's blueprints; ``register_api`` documents it.
@@ -305,7 +312,8 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
         self._prepare_doc_cbks.append(self._prepare_cache_doc)
 
     def cached(self, view: Callable[..., Response]) -> Callable[..., Response]:
-        """A GET view whose answer depends on the request alone: any cache may keep it (``conditional``)."""
+        """A GET view whose answer depends on the request alone: any cache may keep it (``conditional``).
+        flask-smorest's own ``etag`` hashes the data a view returns, which here is already a ``Response``."""
 
         @functools.wraps(view)
         def wrapper(*args: Any, **kwargs: Any) -> Response:

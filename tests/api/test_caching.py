@@ -3,6 +3,7 @@ client that holds one revalidates it by its ETag (a 304 without a body while it 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -26,11 +27,12 @@ def test_an_answer_held_is_revalidated_by_its_etag(call: Call, url: str) -> None
     fresh = call("GET", url)
     etag = fresh.headers["ETag"]
     assert fresh.status_code == 200 and fresh.headers["Cache-Control"] == "public, max-age=300"
-    assert etag.startswith('"') and etag.endswith('"') and len(etag) == 42  # strong: a SHA-1 of the body
-    for held in (etag, f"W/{etag}", f'"other", {etag}', "*"):
+    assert re.fullmatch(r'W/"[0-9a-f]{40}"', etag) and fresh.headers["Vary"] == "X-Request-ID"  # a SHA-1 of the body
+    for held in (etag, etag.removeprefix("W/"), f'"other", {etag}', "*"):
         again = call("GET", url, headers={"If-None-Match": held})
         assert again.status_code == 304 and again.status == "304 Not Modified" and again.data == b""
         assert (again.headers["ETag"], again.headers["Cache-Control"]) == (etag, "public, max-age=300")
+        assert again.headers["Vary"] == "X-Request-ID"  # a 304 says what the 200 would (RFC 9110, 15.4.5)
         assert "X-Request-ID" in again.headers
     assert call("HEAD", url, headers={"If-None-Match": etag}).status_code == 304
     changed = call("GET", url, headers={"If-None-Match": '"an older answer"'})
@@ -47,13 +49,31 @@ def test_the_etag_is_the_answer_s() -> None:
     assert rules.headers["ETag"] not in tags  # the same hand under other rules: another answer
 
 
-def test_a_failed_if_match_is_a_problem(call: Call) -> None:
+def test_preconditions_are_taken_in_the_order_of_rfc_9110(call: Call) -> None:
+    """If-Match first: a weak tag never matches it, so anything but * fails; then If-None-Match. Werkzeug's
+    make_conditional refused If-Match: * and let If-Match beside a matching If-None-Match answer 200."""
     url = CACHED[0]
     etag = call("GET", url).headers["ETag"]
-    assert call("GET", url, headers={"If-Match": etag}).status_code == 200
-    refused = call("GET", url, headers={"If-Match": '"other"'})
-    assert refused.status_code == 412 and refused.get_json()["detail"] == (
-        "the If-Match or If-Unmodified-Since condition failed for this answer")
+    assert call("GET", url, headers={"If-Match": "*"}).status_code == 200
+    assert call("GET", url, headers={"If-Match": "*", "If-None-Match": etag}).status_code == 304
+    for held in (etag, etag.removeprefix("W/"), '"other"'):
+        refused = call("GET", url, headers={"If-Match": held, "If-None-Match": etag})
+        assert refused.status_code == 412 and refused.get_json()["detail"] == (
+            f"If-Match names no tag of this answer: its ETag, {etag}, is weak, and If-Match matches only a strong "
+            "tag (or *)")
+    for ignored in ("If-Modified-Since", "If-Unmodified-Since"):  # no Last-Modified to compare with
+        assert call("GET", url, headers={ignored: "Sat, 01 Jan 2000 00:00:00 GMT"}).status_code == 200
+
+
+@pytest.mark.parametrize(("origins", "vary"), [("", "X-Request-ID"), ("*", "X-Request-ID"),
+                                               ("https://a.example", "X-Request-ID, Origin")])
+def test_an_answer_varies_with_the_origin_where_only_some_may_read_it(origins: str, vary: str) -> None:
+    """With origins named, the answer to a request without an Origin carries no Access-Control-Allow-Origin: a shared
+    cache that served it to an allowed page would have the browser block it."""
+    client = create_app({"CORS_ORIGINS": origins}).test_client()
+    for headers in ({}, {"Origin": "https://a.example"}):
+        answer = client.get("/v1/rules", headers=headers)
+        assert answer.headers.getlist("Vary") == [vary]  # one header: flask-cors adds none of its own
 
 
 def test_only_successful_gets_are_cacheable(call: Call) -> None:

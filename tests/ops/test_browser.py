@@ -49,6 +49,7 @@ async function call(path, init) {
     await call("/healthz", {}),
     await call(ANALYZE, {}),
     await call(ANALYZE, {}),  // from the browser's cache: the same answer, with the same id
+    await call(ANALYZE, {headers: {"X-Request-ID": "page-9"}}),  // not from it: the answer varies with the id
   ];
   document.getElementById("out").textContent = lines.join("\\n");
 })();
@@ -119,8 +120,9 @@ def test_an_allowed_page_reads_answers_problems_and_ids(pages: tuple[PageServer,
         "blocked",  # the probes are not for pages
     ]
     assert re.fullmatch(r"200 [0-9a-f]{32} deadwood 5", lines[4]) and lines[5] == lines[4]  # the GET kept
+    assert lines[6] == "200 page-9 deadwood 5"
 
 
 def test_a_page_of_another_origin_reads_nothing(pages: tuple[PageServer, PageServer], tmp_path: Path) -> None:
     _, other = pages
-    assert page_lines(other, tmp_path) == ["blocked"] * 6
+    assert page_lines(other, tmp_path) == ["blocked"] * 7
