@@ -64,14 +64,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     register_error_handlers(app)
     observability.init_app(app)
-    app.extensions["cors_origins"] = origins = cors_origins(app.config["CORS_ORIGINS"])
-    if origins:
-        # The answers that caches may keep say that they vary with the Origin (``api.conditional``); no other
-        # answer is kept, so flask-cors need not say it.
+    if origins := cors_origins(app.config["CORS_ORIGINS"]):
         CORS(app, resources=CORS_RESOURCES, origins=[_exactly(origin) for origin in origins],
              send_wildcard="*" in origins, methods=["GET", "POST"], vary_header=False,
              expose_headers=[observability.REQUEST_ID_HEADER, "ETag"], max_age=CORS_MAX_AGE)
         app.before_request(pass_preflights_to_unknown_paths)
+        if "*" not in origins:
+            app.after_request(vary_with_origin)
     api = Api(app)
     register_api(api, app)
     app.extensions["openapi"] = spec_documents(api.spec.to_dict())
@@ -80,6 +79,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     docs.after_request(failed_precondition_as_problem)
     app.register_blueprint(docs)
     return app
+
+
+def vary_with_origin(answer: Response) -> Response:
+    """Where CORS names origins, every answer of a path open to pages varies with the ``Origin``, also one to a
+    request without it (a cache could give that to an allowed page, which the browser would block): one ``Vary``
+    line beside a cached answer's own, where flask-cors would add a second, and only where it allows the origin."""
+    if re.match(CORS_RESOURCES, request.path):
+        answer.vary.add("Origin")
+    return answer
 
 
 def failed_precondition_as_problem(answer: Response) -> Response:

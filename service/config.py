@@ -7,8 +7,8 @@
 | ``GIN_LOG_LEVEL`` | INFO | Level of the application's own log (DEBUG, INFO, WARNING, ERROR, CRITICAL; any case). |
 | ``GIN_CORS_ORIGINS`` | (none) | Web origins whose pages may call the API from a browser (CORS): ``*``, or |
 | | | origins separated by commas (``https://play.example.com,http://localhost:3000``). |
-| ``GIN_CACHE_MAX_AGE`` | 300 | Seconds any cache may reuse an answer to a GET (``Cache-Control``); 0: revalidate |
-| | | it every time by its ``ETag`` (``no-cache``). |
+| ``GIN_CACHE_MAX_AGE`` | 300 | Seconds any cache may reuse an answer to a GET (``Cache-Control``), at most a |
+| | | year; 0: revalidate it every time by its ``ETag`` (``no-cache``). |
 
 The server's settings (``PORT``, ``WEB_CONCURRENCY``, timeouts) are in ``gunicorn_conf.py``.
 """

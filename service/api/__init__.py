@@ -30,6 +30,9 @@ from ..observability import REQUEST_ID_HEADER, REQUEST_ID_PATTERN
 from .fields import component_schemas
 from .schemas import BatchAnswer, BatchError, InputSchema, Problem
 
+PRECONDITION_FAILED = ("If-Match names no tag of this answer: its ETag, {etag}, is weak, and If-Match matches only "
+                       "a strong tag (or *)")
+PRECONDITION_FAILED_RESPONSE = "PreconditionFailed"
 ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
     # name: (description, example)
     "BadRequest": ("The body is not valid JSON; or a header that gunicorn cannot read (answered by gunicorn "
@@ -52,6 +55,9 @@ ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
         405, "DELETE is not allowed on /v1/layoffs; allowed: OPTIONS, POST")),
     # gunicorn refuses these itself, before the application runs. The API's paths are short, so on a documented
     # route only a query string can make a request line too long: the operations that take one document the 414.
+    PRECONDITION_FAILED_RESPONSE: ("An `If-Match` other than `*`: the answer's `ETag` is weak, which `If-Match` "
+                                   "never matches.", problem_body(412, PRECONDITION_FAILED.format(
+                                       etag='W/"651fc36d8024bc9dd1221db59d365d776c99ca28"'))),
     "URITooLong": ("The request line is over gunicorn's limit of 4,094 bytes (answered by gunicorn, without a "
                    "request id).", problem_body(414, "Request Line is too large (4236 > 4094)")),
     "HeadersTooLarge": ("A header, or their number, is over gunicorn's limits (8,190 bytes each, 100 headers; "
@@ -87,10 +93,13 @@ CACHE_HEADERS: dict[str, dict[str, Any]] = {
                       "description": "How long any cache may reuse the answer without asking again: "
                       "`GIN_CACHE_MAX_AGE` seconds, 300 unless set; with 0, `no-cache` (ask again each time, "
                       "by the `ETag`). The answer depends on the request alone, but a new release of the service "
-                      "may change it. It varies with `X-Request-ID` (a cache keeps one answer for the requests "
-                      "without one, which carries the id of the request that fetched it) and, where CORS allows "
-                      "some origins only, with `Origin`."},
+                      "may change it."},
+    "Vary": {"schema": {"type": "string"}, "example": "X-Request-ID, Accept-Encoding",
+             "description": "The request headers a cache must match: `X-Request-ID`, which the answer echoes (a "
+             "cache keeps one answer for the requests without one, carrying the id of the request that fetched "
+             "it); `Accept-Encoding`, for a gateway that compresses; and `Origin` where CORS names origins."},
 }
+CACHE_VARY = (REQUEST_ID_HEADER, "Accept-Encoding")
 IF_NONE_MATCH = "IfNoneMatch"
 IF_NONE_MATCH_PARAMETER: dict[str, Any] = {
     "name": "If-None-Match", "schema": {"type": "string"}, "example": CACHE_HEADERS["ETag"]["example"],
@@ -99,12 +108,10 @@ IF_NONE_MATCH_PARAMETER: dict[str, Any] = {
 NOT_MODIFIED: dict[str, Any] = {"description": "Not Modified: the `If-None-Match` named this answer's `ETag`; no body."}
 
 
-def conditional(answer: Response) -> Response:
-    """``answer``, a 200, as any cache may keep it: a weak ETag from its body (the same JSON whether a gateway
-    compresses it or not), the configured Cache-Control, and what it varies with: the ``X-Request-ID`` it echoes,
-    and the ``Origin`` where CORS allows some origins only. Then the request's preconditions, as RFC 9110 (13.2.2)
-    orders them: an ``If-Match`` other than ``*`` fails (a weak tag never matches it), a 412 problem; an
-    ``If-None-Match`` that names the tag (or is ``*``) gets a 304 without a body."""
+def make_cacheable(answer: Response) -> Response:
+    """``answer``, a 200, with the headers that let any cache keep it (``CACHE_HEADERS``); then the request's
+    preconditions in RFC 9110's order (13.2.2): a 412 problem for an ``If-Match`` but ``*`` (a weak tag never
+    matches it), a 304 without a body for an ``If-None-Match`` that names the tag."""
     max_age = current_app.config["CACHE_MAX_AGE"]
     if max_age:
         answer.cache_control.public = True
@@ -113,13 +120,9 @@ def conditional(answer: Response) -> Response:
         answer.cache_control.no_cache = True
     tag = generate_etag(answer.get_data())
     answer.set_etag(tag, weak=True)
-    answer.vary.add(REQUEST_ID_HEADER)
-    origins = current_app.extensions["cors_origins"]
-    if origins and "*" not in origins:
-        answer.vary.add("Origin")
+    answer.vary.update(CACHE_VARY)
     if request.if_match and not request.if_match.star_tag:
-        return problem(412, f"If-Match names no tag of this answer: its ETag, {answer.headers['ETag']}, is weak, "
-                       "and If-Match matches only a strong tag (or *)")
+        return problem(412, PRECONDITION_FAILED.format(etag=answer.headers["ETag"]))
     if request.if_none_match.contains_weak(tag):
         answer.status = "304 Not Modified"
     return answer
@@ -312,23 +315,25 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
         self._prepare_doc_cbks.append(self._prepare_cache_doc)
 
     def cached(self, view: Callable[..., Response]) -> Callable[..., Response]:
-        """A GET view whose answer depends on the request alone: any cache may keep it (``conditional``).
-        flask-smorest's own ``etag`` hashes the data a view returns, which here is already a ``Response``."""
+        """A GET view whose answer depends on the request alone: any cache may keep it (``make_cacheable``). The
+        outermost decorator, so that it sees the answer. (flask-smorest's own ``etag`` hashes the data a view
+        returns, which here is already a ``Response``.)"""
 
         @functools.wraps(view)
         def wrapper(*args: Any, **kwargs: Any) -> Response:
-            return conditional(view(*args, **kwargs))
+            return make_cacheable(view(*args, **kwargs))
 
         wrapper._apidoc = {**getattr(view, "_apidoc", {}), "cached": True}  # type: ignore[attr-defined]
         return wrapper
 
     @staticmethod
     def _prepare_cache_doc(doc: dict[str, Any], doc_info: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """A cached operation's answer documents its cache headers, and the operation its 304."""
+        """A cached operation's answer documents its cache headers, and the operation its 304 and 412."""
         if doc_info.get("cached"):
             cache_headers = {name: name for name in CACHE_HEADERS}
             doc["responses"][200].setdefault("headers", {}).update(cache_headers)
             doc["responses"][304] = {**NOT_MODIFIED, "headers": cache_headers}
+            doc["responses"][412] = PRECONDITION_FAILED_RESPONSE
             doc.setdefault("parameters", []).append(IF_NONE_MATCH)
         return doc
 

@@ -53,9 +53,8 @@ def check_discard(hand: Hand, card: Card, rules: Rules, drawn_from_discard: Card
         raise CardError(f"discard {format_card(card)} is not in the hand", card=format_card(card))
     if card == rules.banned_discard(drawn_from_discard):
         raise CardError(
-            f"{format_card(card)} was just taken from the discard pile and may not be discarded this turn (the rules "
-            "that allow it: discard_pickup_allowed, or stock_end_discard take_to_knock_any for a card taken at the "
-            "stock end)",
+            f"{format_card(card)} was just taken from the discard pile and may not be discarded this turn under these "
+            "rules (see discard_pickup_allowed, and stock_end_discard for a card taken at the stock end)",
             card=format_card(card),
         )
 

@@ -16,6 +16,7 @@ from .conftest import Call
 
 HAND = "As,2s,3s,7h,7d,7c,Kd,Qd,Jd,5c"
 CACHED = [f"/v1/hands/analyze?hand={HAND}", "/v1/rules", "/openapi.json", "/openapi.yaml"]
+VARY = "X-Request-ID, Accept-Encoding"
 
 
 def _template(url: str) -> str:
@@ -27,12 +28,12 @@ def test_an_answer_held_is_revalidated_by_its_etag(call: Call, url: str) -> None
     fresh = call("GET", url)
     etag = fresh.headers["ETag"]
     assert fresh.status_code == 200 and fresh.headers["Cache-Control"] == "public, max-age=300"
-    assert re.fullmatch(r'W/"[0-9a-f]{40}"', etag) and fresh.headers["Vary"] == "X-Request-ID"  # a SHA-1 of the body
+    assert re.fullmatch(r'W/"[0-9a-f]{40}"', etag) and fresh.headers["Vary"] == VARY  # a SHA-1 of the body
     for held in (etag, etag.removeprefix("W/"), f'"other", {etag}', "*"):
         again = call("GET", url, headers={"If-None-Match": held})
         assert again.status_code == 304 and again.status == "304 Not Modified" and again.data == b""
         assert (again.headers["ETag"], again.headers["Cache-Control"]) == (etag, "public, max-age=300")
-        assert again.headers["Vary"] == "X-Request-ID"  # a 304 says what the 200 would (RFC 9110, 15.4.5)
+        assert again.headers["Vary"] == VARY  # a 304 says what the 200 would (RFC 9110, 15.4.5)
         assert "X-Request-ID" in again.headers
     assert call("HEAD", url, headers={"If-None-Match": etag}).status_code == 304
     changed = call("GET", url, headers={"If-None-Match": '"an older answer"'})
@@ -65,15 +66,22 @@ def test_preconditions_are_taken_in_the_order_of_rfc_9110(call: Call) -> None:
         assert call("GET", url, headers={ignored: "Sat, 01 Jan 2000 00:00:00 GMT"}).status_code == 200
 
 
-@pytest.mark.parametrize(("origins", "vary"), [("", "X-Request-ID"), ("*", "X-Request-ID"),
-                                               ("https://a.example", "X-Request-ID, Origin")])
+@pytest.mark.parametrize(("origins", "vary"), [("", VARY), ("*", VARY), ("https://a.example", f"{VARY}, Origin")])
 def test_an_answer_varies_with_the_origin_where_only_some_may_read_it(origins: str, vary: str) -> None:
     """With origins named, the answer to a request without an Origin carries no Access-Control-Allow-Origin: a shared
-    cache that served it to an allowed page would have the browser block it."""
+    cache that served it to an allowed page would have the browser block it. So does every answer of a path open to
+    pages (404, 422 and 405 answers may be kept too, and a preflight is), in one Vary header."""
     client = create_app({"CORS_ORIGINS": origins}).test_client()
+    named = origins.startswith("https")
     for headers in ({}, {"Origin": "https://a.example"}):
-        answer = client.get("/v1/rules", headers=headers)
-        assert answer.headers.getlist("Vary") == [vary]  # one header: flask-cors adds none of its own
+        assert client.get("/v1/rules", headers=headers).headers.getlist("Vary") == [vary]
+        for other in (client.get("/v1/nope", headers=headers), client.get("/v1/hands/analyze?hand=As", headers=headers),
+                      client.delete("/v1/rules", headers=headers)):
+            assert other.headers.getlist("Vary") == (["Origin"] if named else []), other.status
+        assert "Vary" not in client.get("/healthz", headers=headers).headers  # closed to pages
+    preflight = client.options("/v1/rules", headers={"Origin": "https://a.example",
+                                                     "Access-Control-Request-Method": "GET"})
+    assert preflight.headers.getlist("Vary") == (["Origin"] if named else [])
 
 
 def test_only_successful_gets_are_cacheable(call: Call) -> None:
@@ -91,13 +99,16 @@ def test_the_spec_documents_exactly_the_cached_operations(spec: dict[str, Any]) 
     assert documented == {_template(url) for url in CACHED}
     for path in documented:
         operation = spec["paths"][path]["get"]
-        assert {"ETag", "Cache-Control"} <= set(operation["responses"]["200"]["headers"])
+        assert {"ETag", "Cache-Control", "Vary"} <= set(operation["responses"]["200"]["headers"])
+        assert operation["responses"]["412"] == {"$ref": "#/components/responses/PreconditionFailed"}
         assert {"$ref": "#/components/parameters/IfNoneMatch"} in operation["parameters"]
 
 
 def test_the_time_a_cache_may_keep_an_answer_is_a_setting(client: FlaskClient) -> None:
     assert load_config({})["CACHE_MAX_AGE"] == 300
     assert load_config({"GIN_CACHE_MAX_AGE": "86400"})["CACHE_MAX_AGE"] == 86400
+    longer = create_app({"CACHE_MAX_AGE": 86400}).test_client().get("/v1/rules")
+    assert longer.headers["Cache-Control"] == "public, max-age=86400"
     revalidated = create_app({"CACHE_MAX_AGE": 0}).test_client().get("/v1/rules")
     assert revalidated.headers["Cache-Control"] == "no-cache" and "ETag" in revalidated.headers
     for written, fault in (("-1", "must be at least 0, got -1"), ("31536001", "must be at most 31536000"),

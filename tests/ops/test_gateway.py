@@ -163,7 +163,8 @@ def test_stopping_a_replica_under_load_fails_no_request(gateway: Gateway) -> Non
 
 def test_a_cached_answer_is_revalidated_through_the_gateway(gateway: Gateway) -> None:
     """The replica's tag is weak, so gzipped or not the answer has the same one, and the 304 that revalidates it
-    names the tag held and what the 200 varies with (RFC 9110, 15.4.5), Accept-Encoding among them."""
+    names the tag held and what the 200 varies with (RFC 9110, 15.4.5): the replica says Accept-Encoding itself,
+    for the gateway's gzip, which says it again on the 200s it may compress but not on a 304."""
     plain = exchange(gateway.port, "GET", "/v1/rules")
     packed = exchange(gateway.port, "GET", "/v1/rules", headers={"Accept-Encoding": "gzip"})
     assert plain.status == packed.status == 200 and packed.headers["Content-Encoding"] == "gzip"
@@ -172,5 +173,6 @@ def test_a_cached_answer_is_revalidated_through_the_gateway(gateway: Gateway) ->
                                                                 "Accept-Encoding": "gzip"})
     assert (again.status, again.body, again.headers["ETag"]) == (304, b"", packed.headers["ETag"])
     assert again.headers["Cache-Control"] == "public, max-age=300"
-    assert sorted(again.headers.get_all("Vary", [])) == sorted(packed.headers.get_all("Vary", [])) == [
-        "Accept-Encoding", "X-Request-ID"]
+    for answer in (plain, packed, again):
+        tokens = {token.strip() for line in answer.headers.get_all("Vary", []) for token in line.split(",")}
+        assert tokens == {"X-Request-ID", "Accept-Encoding"}
