@@ -102,7 +102,7 @@ control_socket_disable = True
 # Load the app once in the master and fork it (measured: 43 MiB total PSS for 2 workers, not 66).
 preload_app = True
 # Prometheus multiprocess mode: its directory is made before the workers start, and a dead
-# worker's live gauges are dropped.
+# worker's live gauges are dropped and its counts archived.
 on_starting = observability.on_starting
 child_exit = observability.child_exit
 on_exit = observability.on_exit

@@ -19,6 +19,8 @@ process's own registry.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import logging
 import os
@@ -27,7 +29,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +53,11 @@ UNMATCHED_ENDPOINT = "unmatched"
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 # Seconds. An analysis takes well under 0.1 ms, a hint some 5-40 ms; a request round trip is a few ms.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+# A dead worker's counts are added to these files, one per kind, and its own files deleted (``child_exit``).
+ARCHIVED_KINDS = ("counter", "histogram")
+ARCHIVE_NAME = "archive"  # in place of a pid: ``counter_archive.db``
+FILES_LOCK = "files.lock"  # held shared by a scrape, exclusive while a dead worker's files are archived
 
 _created_metrics_dir: str | None = None
 
@@ -164,11 +171,22 @@ def metrics_view() -> Response:
     if os.environ.get(MULTIPROC_ENV) and not metrics.multiprocess:
         # Each worker would show only its own counts: fail loudly instead.
         raise RuntimeError(f"the metrics were made before {MULTIPROC_ENV} was set (at import, in the master?)")
-    registry = metrics.registry
-    if metrics.multiprocess:
-        registry = CollectorRegistry()
-        MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped in prometheus_client
-    return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+    if not metrics.multiprocess:
+        return Response(generate_latest(metrics.registry), content_type=CONTENT_TYPE_LATEST)
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped in prometheus_client
+    with _metrics_files_locked(Path(os.environ[MULTIPROC_ENV]), exclusive=False):
+        text = generate_latest(registry)
+    return Response(text, content_type=CONTENT_TYPE_LATEST)
+
+
+@contextlib.contextmanager
+def _metrics_files_locked(directory: Path, *, exclusive: bool) -> Iterator[None]:
+    """Hold the metrics directory's lock: shared while a scrape reads the files, exclusive while a dead worker's
+    are archived (a scrape would otherwise count them twice, or miss one deleted after it listed them)."""
+    with open(directory / FILES_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
 
 
 class RequestObserver:
@@ -280,11 +298,33 @@ def on_starting(server: Any) -> None:
 
 
 def child_exit(server: Any, worker: Any) -> None:
-    """gunicorn hook (master): forget the live gauges of a worker that exited."""
+    """gunicorn hook (master): forget the live gauges of a worker that exited, and archive its counts."""
     from prometheus_client import multiprocess
 
-    if os.environ.get(MULTIPROC_ENV):
+    if directory := os.environ.get(MULTIPROC_ENV):
         multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+        archive_counts(Path(directory), worker.pid)
+
+
+def archive_counts(directory: Path, pid: int) -> None:
+    """Add the counters and histograms of the dead worker ``pid`` to the archive files, and delete its own: a
+    scrape reads every file, so without this each worker that ever lived (a reload replaces them all) would
+    slow every scrape and fill the directory for good."""
+    from prometheus_client.mmap_dict import MmapedDict
+
+    with _metrics_files_locked(directory, exclusive=True):
+        for kind in ARCHIVED_KINDS:
+            dead = directory / f"{kind}_{pid}.db"
+            if not dead.exists():
+                continue
+            archive = MmapedDict(str(directory / f"{kind}_{ARCHIVE_NAME}.db"))  # type: ignore[no-untyped-call]
+            try:
+                for key, value, timestamp, _ in MmapedDict.read_all_values_from_file(str(dead)):  # type: ignore[no-untyped-call]
+                    total, _ = archive.read_value(key)  # type: ignore[no-untyped-call]
+                    archive.write_value(key, total + value, timestamp)  # type: ignore[no-untyped-call]
+            finally:
+                archive.close()  # type: ignore[no-untyped-call]
+            dead.unlink()
 
 
 def on_exit(server: Any) -> None:

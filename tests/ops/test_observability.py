@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -316,3 +317,44 @@ def test_records_outside_a_request_have_no_request_fields(capsys: pytest.Capture
     entry = json.loads(capsys.readouterr().err)
     assert entry.keys() == {"time", "level", "logger", "message"}
     assert (entry["level"], entry["logger"], entry["message"]) == ("WARNING", "quiet", "starting up")
+
+
+def _counter_file(directory: Path, owner: str, count: float) -> None:
+    """A counter file as a worker ``owner`` (a pid, or the archive) leaves it: one sample of ``count``."""
+    from prometheus_client.mmap_dict import MmapedDict, mmap_key
+
+    written = MmapedDict(str(directory / f"counter_{owner}.db"))  # type: ignore[no-untyped-call]
+    written.write_value(mmap_key("gin_hands_analyzed", "gin_hands_analyzed_total", [], [], "Hands."), count, 0.0)  # type: ignore[no-untyped-call]
+    written.close()  # type: ignore[no-untyped-call]
+
+
+def _archived_total(directory: Path) -> float:
+    from prometheus_client.mmap_dict import MmapedDict
+
+    [(_, total, _, _)] = MmapedDict.read_all_values_from_file(str(directory / "counter_archive.db"))  # type: ignore[no-untyped-call]
+    return float(total)
+
+
+def test_a_dead_workers_counts_are_added_to_the_archive(tmp_path: Path) -> None:
+    for pid, count in ((101, 3.0), (102, 4.0)):
+        _counter_file(tmp_path, str(pid), count)
+        observability.archive_counts(tmp_path, pid)
+    assert _archived_total(tmp_path) == 7.0
+    assert sorted(path.name for path in tmp_path.glob("*.db")) == ["counter_archive.db"]
+    observability.archive_counts(tmp_path, 103)  # a worker that died before counting anything
+    assert _archived_total(tmp_path) == 7.0
+
+
+def test_archiving_waits_for_a_scrape_to_end(tmp_path: Path) -> None:
+    """A scrape holds the lock shared while it reads the files: the dead worker's file is not added to the archive
+    (counted twice) nor deleted (a scrape that listed it fails to read it) under it."""
+    _counter_file(tmp_path, "101", 3.0)
+    with observability._metrics_files_locked(tmp_path, exclusive=False):
+        archiving = threading.Thread(target=observability.archive_counts, args=(tmp_path, 101))
+        archiving.start()
+        archiving.join(0.3)
+        assert archiving.is_alive() and (tmp_path / "counter_101.db").exists()
+        assert not (tmp_path / "counter_archive.db").exists()
+    archiving.join(10)
+    assert not archiving.is_alive() and not (tmp_path / "counter_101.db").exists()
+    assert _archived_total(tmp_path) == 3.0
