@@ -103,7 +103,7 @@ control_socket_disable = True
 preload_app = True
 # Prometheus multiprocess mode: its directory is made before the workers start, and a dead
 # worker's live gauges are dropped and its counts archived.
-on_starting = observability.on_starting
+when_ready = observability.when_ready
 child_exit = observability.child_exit
 on_exit = observability.on_exit
 

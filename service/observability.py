@@ -6,14 +6,14 @@ Wiring:
 - ``create_app`` calls ``init_app(app)``: it adds ``GET /metrics``, wraps the WSGI app in
   ``RequestObserver``, and has the app's log records (a failure's traceback, above all) written to
   standard error as JSON lines that carry the request id (``JSONLogFormatter``).
-- ``gunicorn_conf.py`` exposes ``on_starting``, ``child_exit`` and ``on_exit`` as its hooks of
+- ``gunicorn_conf.py`` exposes ``when_ready``, ``child_exit`` and ``on_exit`` as its hooks of
   those names.
 
 prometheus_client chooses between single-process and multiprocess mode once, when it is first
-imported, by looking for ``PROMETHEUS_MULTIPROC_DIR``; ``on_starting`` sets that in the gunicorn
+imported, by looking for ``PROMETHEUS_MULTIPROC_DIR``; ``when_ready`` sets that in the gunicorn
 master. The metrics are therefore made, and prometheus_client imported, on the first request in
 each process, never at import or in ``init_app``: with ``preload_app`` gunicorn loads the app
-before ``on_starting`` runs. Without the variable (flask run, tests) the metrics live in the
+before ``when_ready`` runs. Without the variable (flask run, tests) the metrics live in the
 process's own registry.
 """
 
@@ -279,12 +279,13 @@ def _labelled(labels: tuple[str, str, str]) -> tuple[Counter, Histogram]:
     return metrics.requests.labels(*labels), metrics.latency.labels(*labels)
 
 
-def on_starting(server: Any) -> None:
-    """gunicorn hook (master, once, before the workers start): a clean metrics directory.
+def when_ready(server: Any) -> None:
+    """gunicorn hook (master, once, its sockets bound, before the workers start): a clean metrics directory.
 
     Uses ``$PROMETHEUS_MULTIPROC_DIR`` when set (e.g. an emptyDir volume; files of an earlier run
     there are deleted), else a new temporary directory, which ``on_exit`` removes. A reload (HUP)
-    does not run this hook again, so totals survive it.
+    does not run this hook again, so totals survive it. A start that fails to bind ends before it, and
+    without ``on_exit``: an earlier hook's temporary directory was left behind.
     """
     global _created_metrics_dir
     directory = os.environ.get(MULTIPROC_ENV)
@@ -328,6 +329,6 @@ def archive_counts(directory: Path, pid: int) -> None:
 
 
 def on_exit(server: Any) -> None:
-    """gunicorn hook (master, at exit): remove the metrics directory if ``on_starting`` made it."""
+    """gunicorn hook (master, at exit): remove the metrics directory if ``when_ready`` made it."""
     if _created_metrics_dir is not None:
         shutil.rmtree(_created_metrics_dir, ignore_errors=True)

@@ -9,6 +9,8 @@ import json
 import os
 import signal
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -18,7 +20,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from .conftest import HAND, service_server
-from .live_server import GunicornServer, exchange
+from .live_server import ROOT, GunicornServer, exchange
 
 ANALYZE = "/v1/hands/analyze"
 JSON = {"Content-Type": "application/json"}
@@ -205,3 +207,18 @@ def test_without_a_directory_set_a_temporary_one_is_made_and_removed() -> None:
         exchange(server.port, "POST", ANALYZE, GOOD, JSON)
         [written] = Path(tempfile.gettempdir()).glob(f"gin-metrics-*/counter_{worker}.db")
     assert not written.parent.exists()
+
+
+def test_a_start_that_cannot_bind_leaves_no_directory(tmp_path: Path) -> None:
+    """gunicorn gives up on a port in use (after some 5 s) without running on_exit: the temporary directory, made
+    once the sockets are bound, is not made at all. Made before, it was left behind."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(taken.getsockname()[1]), "WEB_CONCURRENCY": "1",
+               "TMPDIR": str(tmp_path)}
+        env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        server = subprocess.run([sys.executable, "-m", "service"], env=env, cwd=ROOT, capture_output=True, text=True,
+                                timeout=60)
+    assert server.returncode != 0 and "Address already in use" in server.stdout + server.stderr
+    assert not list(tmp_path.iterdir())
