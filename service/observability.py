@@ -54,10 +54,10 @@ KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPT
 # Seconds. An analysis takes well under 0.1 ms, a hint some 5-40 ms; a request round trip is a few ms.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
-# A dead worker's counts are added to these files, one per kind, and its own files deleted (``child_exit``).
-ARCHIVED_KINDS = ("counter", "histogram")
+# Dead workers' counts are added to one file per kind, and their own files deleted (``child_exit``).
 ARCHIVE_NAME = "archive"  # in place of a pid: ``counter_archive.db``
-FILES_LOCK = "files.lock"  # held shared by a scrape, exclusive while a dead worker's files are archived
+FILES_LOCK = "files.lock"  # held shared by a scrape, exclusive while dead workers' files are archived
+WORKER_FILE = re.compile(r"(?P<kind>[a-z]+)_(?P<pid>[0-9]+)\.db")  # a gauge's name has its mode between: not this
 
 _created_metrics_dir: str | None = None
 
@@ -176,17 +176,23 @@ def metrics_view() -> Response:
     registry = CollectorRegistry()
     MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped in prometheus_client
     with _metrics_files_locked(Path(os.environ[MULTIPROC_ENV]), exclusive=False):
-        text = generate_latest(registry)
+        text = generate_latest(registry)  # the lock is always given to a scrape in the end
     return Response(text, content_type=CONTENT_TYPE_LATEST)
 
 
 @contextlib.contextmanager
-def _metrics_files_locked(directory: Path, *, exclusive: bool) -> Iterator[None]:
-    """Hold the metrics directory's lock: shared while a scrape reads the files, exclusive while a dead worker's
-    are archived (a scrape would otherwise count them twice, or miss one deleted after it listed them)."""
+def _metrics_files_locked(directory: Path, *, exclusive: bool) -> Iterator[bool]:
+    """Hold the metrics directory's lock, and say whether it is held: shared while a scrape reads the files (it
+    waits for it), exclusive while dead workers' files are archived (a scrape would otherwise count them twice,
+    or miss one deleted after it listed them). The exclusive lock is only tried: the master never waits on a
+    scrape, nor on itself (gunicorn 23 reaps workers inside its signal handler)."""
     with open(directory / FILES_LOCK, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        yield
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB if exclusive else fcntl.LOCK_SH)
+        except BlockingIOError:
+            yield False
+        else:
+            yield True
 
 
 class RequestObserver:
@@ -296,36 +302,70 @@ def when_ready(server: Any) -> None:
     else:
         _created_metrics_dir = tempfile.mkdtemp(prefix="gin-metrics-")
         os.environ[MULTIPROC_ENV] = _created_metrics_dir
+    # Imported now, the variable set, rather than in child_exit: gunicorn 23 could run that hook again inside
+    # itself, mid-import, on a second worker's exit.
+    import prometheus_client.multiprocess  # noqa: F401
 
 
 def child_exit(server: Any, worker: Any) -> None:
-    """gunicorn hook (master): forget the live gauges of a worker that exited, and archive its counts."""
+    """gunicorn hook (master): forget the live gauges of a worker that exited, and archive the counts of every
+    worker that is gone. A failure to archive is logged and leaves the files, which scrapes still count: it must
+    not stop the master."""
     from prometheus_client import multiprocess
 
     if directory := os.environ.get(MULTIPROC_ENV):
         multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
-        archive_counts(Path(directory), worker.pid)
+        try:
+            archive_counts(Path(directory), living=set(server.WORKERS))
+        except Exception:  # any failure: a full or broken directory, a file prometheus_client left unreadable
+            server.log.exception("could not archive the metrics of exited workers in %s", directory)
 
 
-def archive_counts(directory: Path, pid: int) -> None:
-    """Add the counters and histograms of the dead worker ``pid`` to the archive files, and delete its own: a
-    scrape reads every file, so without this each worker that ever lived (a reload replaces them all) would
-    slow every scrape and fill the directory for good."""
+def archive_counts(directory: Path, living: set[int]) -> None:
+    """Add the counts (counters, histograms, any kind but gauges) of each worker not ``living`` to the archive file
+    of its kind, and delete its own files: a scrape reads every file, so without this each worker that ever lived
+    (a reload replaces them all) would slow every scrape and fill the directory for good. Skipped while a scrape
+    reads the files; the next worker's exit archives them."""
+    with _metrics_files_locked(directory, exclusive=True) as held:
+        if not held:
+            return
+        gone: dict[str, list[Path]] = {}
+        for path in directory.glob("*.db"):
+            if (match := WORKER_FILE.fullmatch(path.name)) and int(match["pid"]) not in living:
+                gone.setdefault(match["kind"], []).append(path)
+        for kind, files in gone.items():
+            if written := [path for path in files if path.stat().st_size]:  # one that died making its file: none
+                _add_to_archive(directory / f"{kind}_{ARCHIVE_NAME}.db", written)
+            for path in files:
+                path.unlink()
+
+
+def _add_to_archive(archive: Path, files: list[Path]) -> None:
+    """Write the archive anew with ``files`` added, and put it in place at once. Its space is allocated first:
+    prometheus_client writes through a memory map, and a write past a full disk would kill the master (SIGBUS)
+    where allocating raises an OSError."""
     from prometheus_client.mmap_dict import MmapedDict
 
-    with _metrics_files_locked(directory, exclusive=True):
-        for kind in ARCHIVED_KINDS:
-            dead = directory / f"{kind}_{pid}.db"
-            if not dead.exists():
-                continue
-            archive = MmapedDict(str(directory / f"{kind}_{ARCHIVE_NAME}.db"))  # type: ignore[no-untyped-call]
-            try:
-                for key, value, timestamp, _ in MmapedDict.read_all_values_from_file(str(dead)):  # type: ignore[no-untyped-call]
-                    total, _ = archive.read_value(key)  # type: ignore[no-untyped-call]
-                    archive.write_value(key, total + value, timestamp)  # type: ignore[no-untyped-call]
-            finally:
-                archive.close()  # type: ignore[no-untyped-call]
-            dead.unlink()
+    totals: dict[str, tuple[float, float]] = {}
+    sources = [archive, *files] if archive.exists() else files
+    for source in sources:
+        for key, value, timestamp, _ in MmapedDict.read_all_values_from_file(str(source)):  # type: ignore[no-untyped-call]
+            total, _ = totals.get(key, (0.0, 0.0))
+            totals[key] = (total + value, timestamp)
+    merged = archive.with_suffix(".new")  # not a .db: scrapes do not read it
+    try:
+        with open(merged, "wb") as space:
+            os.posix_fallocate(space.fileno(), 0, sum(source.stat().st_size for source in sources))
+        written = MmapedDict(str(merged))  # type: ignore[no-untyped-call]
+        try:
+            for key, (total, timestamp) in totals.items():
+                written.write_value(key, total, timestamp)  # type: ignore[no-untyped-call]
+        finally:
+            written.close()  # type: ignore[no-untyped-call]
+    except OSError:
+        merged.unlink(missing_ok=True)
+        raise
+    os.replace(merged, archive)
 
 
 def on_exit(server: Any) -> None:

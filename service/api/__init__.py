@@ -116,9 +116,9 @@ def make_cacheable(answer: Response) -> Response:
     max_age = current_app.config["CACHE_MAX_AGE"]
     tag = generate_etag(answer.get_data())
     headers = answer.headers
-    headers["Cache-Control"] = f"public, max-age={max_age}" if max_age else "no-cache"
+    headers.setdefault("Cache-Control", f"public, max-age={max_age}" if max_age else "no-cache")  # a view's first
     headers["ETag"] = f'W/"{tag}"'
-    headers["Vary"] = CACHE_VARY
+    headers["Vary"] = f"{headers['Vary']}, {CACHE_VARY}" if "Vary" in headers else CACHE_VARY
     environ = request.environ
     if "HTTP_IF_MATCH" in environ and request.if_match and not request.if_match.star_tag:
         return problem(412, PRECONDITION_FAILED.format(etag=headers["ETag"]))

@@ -4,6 +4,7 @@ every worker whichever worker answers, and they survive a reload (HUP)."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import http.client
 import json
 import os
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+
+from service import observability
 
 from .conftest import HAND, service_server
 from .live_server import ROOT, GunicornServer, exchange
@@ -161,6 +164,16 @@ def test_a_dead_workers_counts_are_archived(server: GunicornServer, metrics_dir:
     assert {"counter_archive.db", "histogram_archive.db"} <= names
     owners = {name.rsplit("_", 1)[1].removesuffix(".db") for name in names} - {"archive"}
     assert owners <= {str(pid) for pid in server.worker_pids()}, "a dead worker's file is left"
+
+
+def test_a_scrape_waits_while_counts_are_archived(server: GunicornServer, metrics_dir: Path) -> None:
+    """Without the lock a scrape under worker exits counted a worker twice (a counter that then went down) or failed
+    on a file deleted after it listed it, as a review measured."""
+    with open(metrics_dir / observability.FILES_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with pytest.raises(TimeoutError):
+            exchange(server.port, "GET", "/metrics", timeout=1)
+    assert exchange(server.port, "GET", "/metrics").status == 200
 
 
 def test_every_line_the_server_writes_is_json(server: GunicornServer) -> None:
