@@ -42,6 +42,7 @@ from werkzeug.routing import Map
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
     from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+    from prometheus_client.metrics_core import Metric
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -165,7 +166,6 @@ class JSONLogFormatter(logging.Formatter):
 def metrics_view() -> Response:
     """Prometheus text exposition; under gunicorn the sum over every worker, living or dead."""
     from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-    from prometheus_client.multiprocess import MultiProcessCollector
 
     metrics = _metrics()
     if os.environ.get(MULTIPROC_ENV) and not metrics.multiprocess:
@@ -173,11 +173,33 @@ def metrics_view() -> Response:
         raise RuntimeError(f"the metrics were made before {MULTIPROC_ENV} was set (at import, in the master?)")
     if not metrics.multiprocess:
         return Response(generate_latest(metrics.registry), content_type=CONTENT_TYPE_LATEST)
+    directory = Path(os.environ[MULTIPROC_ENV])
     registry = CollectorRegistry()
-    MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped in prometheus_client
-    with _metrics_files_locked(Path(os.environ[MULTIPROC_ENV]), exclusive=False):
+    registry.register(WorkerFilesCollector(directory))
+    with _metrics_files_locked(directory, exclusive=False):
         text = generate_latest(registry)  # the lock is always given to a scrape in the end
     return Response(text, content_type=CONTENT_TYPE_LATEST)
+
+
+class WorkerFilesCollector:
+    """prometheus_client's multiprocess collection over the files of ``directory``, less any file a worker is still
+    making: empty until prometheus_client sizes it, it failed the whole scrape (a 500 now and then as workers
+    started, seen under a review's churn of worker exits)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def collect(self) -> Iterable[Metric]:
+        """The metrics summed over the workers' files."""
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        written = []
+        for path in self.directory.glob("*.db"):
+            with contextlib.suppress(FileNotFoundError):  # a dead worker's gauges, deleted by mark_process_dead
+                if path.stat().st_size:
+                    written.append(str(path))
+        metrics: Iterable[Metric] = MultiProcessCollector.merge(written, accumulate=True)  # type: ignore[no-untyped-call]
+        return metrics
 
 
 @contextlib.contextmanager

@@ -383,3 +383,12 @@ def test_a_failure_to_archive_is_logged_and_the_master_goes_on(tmp_path: Path,
     observability.child_exit(master, type("Worker", (), {"pid": 101})())
     assert master.logged == [f"could not archive the metrics of exited workers in {tmp_path}"]
     assert (tmp_path / "counter_101.db").exists()
+
+
+def test_a_scrape_passes_over_a_file_a_worker_is_still_making(tmp_path: Path) -> None:
+    """prometheus_client creates a worker's file empty and sizes it after: read then, it failed the whole scrape
+    (struct.error, a 500), as a review saw while workers came and went."""
+    _counter_file(tmp_path, "101", 3.0)
+    (tmp_path / "counter_102.db").write_bytes(b"")
+    [family] = observability.WorkerFilesCollector(tmp_path).collect()
+    assert [(sample.name, sample.value) for sample in family.samples] == [("gin_hands_analyzed_total", 3.0)]
