@@ -184,7 +184,7 @@ def metrics_view() -> Response:
 class WorkerFilesCollector:
     """prometheus_client's multiprocess collection over the files of ``directory``, less any file a worker is still
     making: empty until prometheus_client sizes it, it failed the whole scrape (a 500 now and then as workers
-    started, seen under a review's churn of worker exits)."""
+    started, seen under a review's churn of worker exits; prometheus/client_python issue 1199, open)."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
