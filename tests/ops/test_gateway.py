@@ -7,6 +7,7 @@ local replicas; everything else is the file as deployed.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import gzip
 import json
@@ -64,6 +65,26 @@ class Gateway:
     replicas: list[GunicornServer]
 
 
+@contextlib.contextmanager
+def serving_nginx(config: Path, port: int) -> Iterator[None]:
+    """nginx run with ``config`` in the foreground, once it answers on ``port``; stopped gracefully after."""
+    subprocess.run(["nginx", "-t", "-q", "-c", str(config)], check=True)
+    nginx = subprocess.Popen(["nginx", "-c", str(config), "-g", "daemon off;"])
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                exchange(port, "GET", "/healthz")
+                break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        yield
+    finally:
+        nginx.send_signal(signal.SIGQUIT)
+        nginx.wait(10)
+
+
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
     scratch = tmp_path_factory.mktemp("nginx")
@@ -71,21 +92,43 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
         port = free_port()
         config = scratch / "nginx.conf"
         config.write_text(local_config([first, second], port, scratch))
-        subprocess.run(["nginx", "-t", "-q", "-c", str(config)], check=True)
-        nginx = subprocess.Popen(["nginx", "-c", str(config), "-g", "daemon off;"])
-        try:
-            deadline = time.monotonic() + 10
-            while True:
-                try:
-                    exchange(port, "GET", "/healthz")
-                    break
-                except OSError:
-                    assert time.monotonic() < deadline
-                    time.sleep(0.05)
+        with serving_nginx(config, port):
             yield Gateway(port, [first, second])
-        finally:
-            nginx.send_signal(signal.SIGQUIT)
-            nginx.wait(10)
+
+
+PAGE = "http://page.example"
+SHARED_CACHE = """pid {scratch}/nginx.pid;
+error_log {scratch}/error.log;
+user {user};
+events {{}}
+http {{
+    access_log off;
+    client_body_temp_path {scratch}/body;
+    proxy_temp_path {scratch}/proxy;
+    proxy_cache_path {scratch}/cache keys_zone=answers:1m;
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            proxy_pass http://127.0.0.1:{replica};
+            proxy_cache answers;
+            add_header X-Cache $upstream_cache_status always;
+        }}
+    }}
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """A shared cache (nginx's proxy_cache, which honours Cache-Control and Vary) in front of a replica that lets
+    one origin's pages call it: the port to ask."""
+    scratch = tmp_path_factory.mktemp("cache")
+    with service_server(workers=1, env={"GIN_CORS_ORIGINS": PAGE}) as replica:
+        port = free_port()
+        config = scratch / "nginx.conf"
+        config.write_text(SHARED_CACHE.format(scratch=scratch, user=getpass.getuser(), port=port, replica=replica.port))
+        with serving_nginx(config, port):
+            yield port
 
 
 def test_request_ids_pass_through(gateway: Gateway) -> None:
@@ -176,3 +219,23 @@ def test_a_cached_answer_is_revalidated_through_the_gateway(gateway: Gateway) ->
     for answer in (plain, packed, again):
         tokens = {token.strip() for line in answer.headers.get_all("Vary", []) for token in line.split(",")}
         assert tokens == {"X-Request-ID", "Accept-Encoding"}
+
+
+def test_a_shared_cache_keeps_answers_apart_as_they_vary(shared_cache: int) -> None:
+    """The first review put such a cache in front of a replica: an allowed page got the answer kept for a request
+    without an Origin, which carries no Access-Control-Allow-Origin (the browser blocks it), and a client that
+    sent its own X-Request-ID got another client's id back."""
+    url = f"{ANALYZE}?hand=As,2s,3s,7h,7d,7c,Kd,Qd,Jd,5c"
+
+    def ask(**headers: str) -> tuple[str, str, str | None]:
+        reply = exchange(shared_cache, "GET", url, headers=headers)
+        assert reply.status == 200
+        return reply.headers["X-Cache"], reply.headers["X-Request-ID"], reply.headers["Access-Control-Allow-Origin"]
+
+    plain = ask()
+    assert plain[0] == "MISS" and ask() == ("HIT", *plain[1:])
+    page = ask(Origin=PAGE)
+    assert page[0] == "MISS" and page[2] == PAGE and ask(Origin=PAGE) == ("HIT", *page[1:])
+    assert ask(**{"X-Request-ID": "client-a"}) == ("MISS", "client-a", None)
+    assert ask(**{"X-Request-ID": "client-b"}) == ("MISS", "client-b", None)
+    assert ask(**{"X-Request-ID": "client-a"}) == ("HIT", "client-a", None)
