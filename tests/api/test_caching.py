@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 import pytest
-from flask.testing import FlaskClient
 
 from service import create_app
 from service.config import load_config
@@ -104,7 +103,7 @@ def test_the_spec_documents_exactly_the_cached_operations(spec: dict[str, Any]) 
         assert {"$ref": "#/components/parameters/IfNoneMatch"} in operation["parameters"]
 
 
-def test_the_time_a_cache_may_keep_an_answer_is_a_setting(client: FlaskClient) -> None:
+def test_the_time_a_cache_may_keep_an_answer_is_a_setting() -> None:
     assert load_config({})["CACHE_MAX_AGE"] == 300
     assert load_config({"GIN_CACHE_MAX_AGE": "86400"})["CACHE_MAX_AGE"] == 86400
     longer = create_app({"CACHE_MAX_AGE": 86400}).test_client().get("/v1/rules")
