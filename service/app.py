@@ -76,6 +76,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["openapi"] = spec_documents(api.spec.to_dict())
     docs = get_swaggerui_blueprint(
         "/docs", "/openapi.json", config={"app_name": app.config["API_TITLE"], "validatorUrl": None})
+    docs.before_request(any_file_matches_a_star)
     docs.after_request(failed_precondition_as_problem)
     app.register_blueprint(docs)
     return app
@@ -88,6 +89,13 @@ def vary_with_origin(answer: Response) -> Response:
     if re.match(CORS_RESOURCES, request.path):
         answer.vary.add("Origin")
     return answer
+
+
+def any_file_matches_a_star() -> None:
+    """An ``If-Match: *`` holds for any file that exists (RFC 9110, 13.1.1), but Werkzeug's ``send_file`` fails it:
+    the condition is dropped before it is checked."""
+    if request.if_match.star_tag:
+        del request.environ["HTTP_IF_MATCH"]
 
 
 def failed_precondition_as_problem(answer: Response) -> Response:

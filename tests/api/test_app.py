@@ -752,6 +752,17 @@ def test_a_docs_file_whose_condition_or_range_fails_is_a_problem(client, headers
     _problem(client.get("/docs/swagger-ui.css", headers=headers), status)
 
 
+@pytest.mark.parametrize(("if_match", "if_none_match", "status"), [("*", None, 200), ('"other"', None, 412),
+                                                                    ("*", "this", 304), ("*", "*", 304)])
+def test_a_docs_file_matches_if_match_star(client, if_match: str, if_none_match: str | None,  # type: ignore[no-untyped-def]
+                                           status: int) -> None:
+    """Any file that exists matches ``If-Match: *`` (RFC 9110, 13.1.1); Werkzeug's file answers failed it with 412."""
+    tag = client.get("/docs/swagger-ui.css").headers["ETag"]
+    headers = {"If-Match": if_match} | ({"If-None-Match": tag if if_none_match == "this" else if_none_match}
+                                        if if_none_match else {})
+    assert client.get("/docs/swagger-ui.css", headers=headers).status_code == status
+
+
 def test_spec_is_served_as_json_and_yaml(app: Flask, client) -> None:  # type: ignore[no-untyped-def]
     as_json = client.get("/openapi.json")
     as_yaml = client.get("/openapi.yaml")
