@@ -28,6 +28,7 @@ import random
 import re
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -61,6 +62,8 @@ FILES_LOCK = "files.lock"  # held shared by a scrape, exclusive while dead worke
 WORKER_FILE = re.compile(r"(?P<kind>[a-z]+)_(?P<pid>[0-9]+)\.db")  # a gauge's name has its mode between: not this
 
 _created_metrics_dir: str | None = None
+_made_metrics: _Metrics | None = None
+_making_metrics = threading.Lock()
 
 
 class RequestLog:
@@ -101,9 +104,21 @@ class _Metrics:
     hands_analyzed: Counter
 
 
-@functools.cache
 def _metrics() -> _Metrics:
-    """The metrics, made once per process (the first call imports prometheus_client)."""
+    """The metrics, made once per process (the first call imports prometheus_client). A lock makes them
+    once under gthread workers too: threads that each made their own counted into registries /metrics
+    never showed (a threaded review counted 1,808 of 3,292 requests)."""
+    global _made_metrics
+    made = _made_metrics
+    if made is None:
+        with _making_metrics:
+            if _made_metrics is None:
+                _made_metrics = _new_metrics()
+            made = _made_metrics
+    return made
+
+
+def _new_metrics() -> _Metrics:
     from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, values
 
     multiprocess = values.ValueClass is not values.MutexValue

@@ -227,6 +227,38 @@ print(app.test_client().get("/metrics").status_code)
     assert "made before PROMETHEUS_MULTIPROC_DIR was set" in run.stderr
 
 
+def test_threads_that_make_the_first_requests_together_count_into_one_registry() -> None:
+    """As the first requests of a gthread worker: the metrics are made once however many threads
+    ask for them at once (making a registry is slowed so that they all do)."""
+    script = """
+import os, threading, time
+import prometheus_client
+from flask import Flask
+from service import observability
+
+class SlowRegistry(prometheus_client.CollectorRegistry):
+    def __init__(self, *args, **kwargs):
+        time.sleep(0.05)
+        super().__init__(*args, **kwargs)
+
+prometheus_client.CollectorRegistry = SlowRegistry
+observability.request_log = observability.RequestLog(os.open(os.devnull, os.O_WRONLY))
+app = Flask("threaded")
+observability.init_app(app)
+app.add_url_rule("/ok", "ok", lambda: "ok")
+threads = [threading.Thread(target=app.test_client().get, args=("/ok",)) for _ in range(16)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(app.test_client().get("/metrics").get_data(as_text=True))
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    ok = {"method": "GET", "endpoint": "/ok", "status": "200"}
+    assert value_in(run.stdout, "http_requests_total", **ok) == 16
+    assert value_in(run.stdout, "http_requests_in_progress") == 1  # the scrape itself
+
+
 @pytest.mark.parametrize(("level", "logged_levels"), [
     ("", ["ERROR"]), ("CRITICAL", []), ("debug", ["DEBUG", "ERROR"])])
 def test_the_app_logs_one_json_line_a_record_from_its_level(level: str, logged_levels: list[str]) -> None:
