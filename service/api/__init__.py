@@ -22,7 +22,7 @@ from flask import Flask, Request, Response, current_app, request
 from marshmallow import RAISE, Schema, ValidationError
 from marshmallow.fields import Field
 from webargs.flaskparser import FlaskParser, is_json_request
-from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
 from werkzeug.http import generate_etag
 
 from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, UnsupportedBodyEncoding, problem, problem_body
@@ -35,8 +35,9 @@ PRECONDITION_FAILED = ("If-Match names no tag of this answer: its ETag, {etag}, 
 PRECONDITION_FAILED_RESPONSE = "PreconditionFailed"
 ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
     # name: (description, example)
-    "BadRequest": ("The body is not valid JSON; or a header that gunicorn cannot read (answered by gunicorn "
-                   "before the application runs, without a request id).", problem_body(
+    "BadRequest": ("The body is not valid JSON, or the query string's bytes are not UTF-8; or a request line or "
+                   "header that gunicorn cannot read, such as a raw byte past ASCII (answered by gunicorn before the "
+                   "application runs, without a request id).", problem_body(
         400, "the request body is not valid JSON: unexpected end of data (line 1, column 2)")),
     "ContentTooLarge": ("The body is over the size limit: 64 KiB, or 2 MiB for a batch (settings "
                    "`GIN_MAX_BODY_BYTES`, `GIN_BATCH_MAX_BODY_BYTES`).", problem_body(
@@ -50,8 +51,8 @@ ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
             "pointer": "#/hand",
             "detail": "unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)"}])),
     "Error": ("Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500. gunicorn answers two "
-              "itself, without a request id: a 400 for a header it cannot read and a 500 when a request outlasts "
-              "the time limit.", problem_body(
+              "itself, without a request id: a 400 for a request line or header it cannot read and a 500 when a "
+              "request outlasts the time limit.", problem_body(
         405, "DELETE is not allowed on /v1/layoffs; allowed: OPTIONS, POST")),
     # gunicorn refuses these itself, before the application runs. The API's paths are short, so on a documented
     # route only a query string can make a request line too long: the operations that take one document the 414.
@@ -69,7 +70,7 @@ GUNICORN_ERRORS = ("URITooLong", "HeadersTooLarge")
 ALLOW_HEADER: dict[str, Any] = {"schema": {"type": "string"}, "example": "OPTIONS, POST",
                                 "description": "A 405's: the methods the path takes."}
 BODY_ERRORS = {400: "BadRequest", 413: "ContentTooLarge", 415: "UnsupportedMediaType", 422: "UnprocessableContent"}
-QUERY_ERRORS = {414: "URITooLong", 422: "UnprocessableContent"}
+QUERY_ERRORS = {400: "BadRequest", 414: "URITooLong", 422: "UnprocessableContent"}
 
 
 DEFAULT_ERROR = "Error"
@@ -259,6 +260,9 @@ class Parser(FlaskParser):
         if req.method in ("GET", "HEAD") and (req.content_length or "HTTP_TRANSFER_ENCODING" in req.environ):
             raise ValidationError(f"a {req.method} takes its input in the query string and reads no body; "
                                   "a JSON body goes with POST")
+        query = req.environ.get("QUERY_STRING", "")
+        if not query.isascii():
+            _refuse_undecodable(query)
         proxy = super().load_querystring(req, schema)
         repeated = {key: [f"given {len(values)} times: expected one value"] for key, values in req.args.lists()
                     if len(values) > 1 and key not in proxy.multiple_keys}
@@ -302,6 +306,17 @@ class Parser(FlaskParser):
             except UnicodeDecodeError as bad:
                 raise json.JSONDecodeError(f"byte 0x{body[bad.start]:02x} is not UTF-8", text, bad.start) from None
             raise json.JSONDecodeError(error.msg, text, error.pos) from None
+
+
+def _refuse_undecodable(query: str) -> None:
+    """A 400 for a query string whose raw bytes are not UTF-8 (Werkzeug would fail on them with a 500); gunicorn
+    refuses any raw byte past ASCII in the request line itself, other servers pass them on."""
+    raw = query.encode("latin-1")  # how WSGI hands the bytes over (PEP 3333)
+    try:
+        raw.decode()
+    except UnicodeDecodeError as bad:
+        raise BadRequest(f"byte 0x{raw[bad.start]:02x} of the query string is not UTF-8: percent-encode the "
+                         "parameters' values (as %XX escapes of their UTF-8 bytes)") from None
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]

@@ -555,6 +555,23 @@ def test_a_query_string_beside_a_json_body_is_refused_not_ignored(call: Call) ->
         {"parameter": "knock_limit", "detail": "not read here: this operation takes its input as a JSON body"}]
 
 
+@pytest.mark.parametrize(("method", "path"), [("GET", "/v1/hands/analyze"), ("GET", "/v1/rules"),
+                                             ("POST", "/v1/hint")])
+def test_a_query_string_that_is_not_utf8_is_a_bad_request(call: Call, method: str, path: str) -> None:
+    """Raw bytes reach the app from servers other than gunicorn (which refuses them): Werkzeug failed on them with
+    a 500, and a POST was told its body was not JSON."""
+    body = {"hand": TEN} if method == "POST" else None
+    # WSGI hands the query string over as latin-1 text of its bytes: here one byte 0xe9.
+    response = call(method, path, environ_overrides={"QUERY_STRING": "hand=A\xe9s"}, json=body)
+    assert _problem(response, 400)["detail"].startswith("byte 0xe9 of the query string is not UTF-8")
+
+
+def test_a_query_string_of_raw_utf8_is_read(call: Call) -> None:
+    query = "hand=" + TEN.replace("s", "♠").replace(" ", ",").encode().decode("latin-1")
+    response = call("GET", "/v1/hands/analyze", environ_overrides={"QUERY_STRING": query})
+    assert response.status_code == 200
+
+
 @pytest.mark.parametrize("url", ["/v1/hands/analyze", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}", "/v1/rules"])
 def test_a_body_beside_a_query_is_refused_not_ignored(call: Call, url: str) -> None:
     """The mirror of a query beside a body: a GET with a JSON body is told where its input goes."""
