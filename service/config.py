@@ -49,7 +49,8 @@ API_SETTINGS: dict[str, Any] = {
                 "Cards are strings like `As`, `10h`, `Td`, `K♣`; a hand is a list of cards or one "
                 "string (`\"As 2s 3s\"`). Every error is `application/problem+json` (RFC 9457), also "
                 "those that gunicorn answers itself before the application runs (request line or headers too "
-                "long or unreadable: 414, 431, 400), which carry no request id."
+                "long or unreadable: 414, 431, 400; an `Expect` other than `100-continue`: 417; an unknown "
+                "transfer coding: 501), which carry no request id."
             ),
         },
     },

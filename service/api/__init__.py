@@ -50,15 +50,16 @@ ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
         type_=INVALID_INPUT, errors=[{
             "pointer": "#/hand",
             "detail": "unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)"}])),
-    "Error": ("Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500. gunicorn answers two "
-              "itself, without a request id: a 400 for a request line or header it cannot read and a 500 when a "
+    "Error": ("Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500. gunicorn answers some "
+              "itself, without a request id: a 400 for a request line or header it cannot read, a 417 for an "
+              "`Expect` other than `100-continue`, a 501 for a transfer coding it does not know, and a 500 when a "
               "request outlasts the time limit.", problem_body(
         405, "DELETE is not allowed on /v1/layoffs; allowed: OPTIONS, POST")),
-    # gunicorn refuses these itself, before the application runs. The API's paths are short, so on a documented
-    # route only a query string can make a request line too long: the operations that take one document the 414.
     PRECONDITION_FAILED_RESPONSE: ("An `If-Match` other than `*`: the answer's `ETag` is weak, which `If-Match` "
                                    "never matches.", problem_body(412, PRECONDITION_FAILED.format(
                                        etag='W/"651fc36d8024bc9dd1221db59d365d776c99ca28"'))),
+    # gunicorn refuses these itself, before the application runs. The API's paths are short, so on a documented
+    # route only a query string can make a request line too long: the operations that take one document the 414.
     "URITooLong": ("The request line is over gunicorn's limit of 4,094 bytes (answered by gunicorn, without a "
                    "request id).", problem_body(414, "Request Line is too large (4236 > 4094)")),
     "HeadersTooLarge": ("A header, or their number, is over gunicorn's limits (8,190 bytes each, 100 headers; "

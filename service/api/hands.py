@@ -33,6 +33,13 @@ def analyze(
     return render.hand_report(report_hand(hand, rules, upcard, drawn_from_discard))
 
 
+def analyzed(args: dict[str, Any]) -> Response:
+    """The answer to a request for one hand's analysis, counted among the hands analyzed."""
+    answer = analyze(**args)
+    observability.count_hands_analyzed()
+    return jsonify(answer)
+
+
 TEN = "As 2s 3s 7h 7d 7c Kd Qd Jd 5c"
 ELEVEN = "As 2s 3s 4s 7h 7d 7c Kd Qd Jd 9c"
 EXAMPLES = {
@@ -63,9 +70,7 @@ class Analyze(MethodView):
         a query could not say its null). Integers are written with the digits 0-9. Each parameter is
         given once.
         """
-        answer = analyze(**args)
-        observability.count_hands_analyzed()
-        return jsonify(answer)
+        return analyzed(args)
 
     @blp.arguments(AnalyzeRequest(), examples=EXAMPLES)
     @blp.doc(operationId="analyzeHand")
@@ -76,9 +81,7 @@ class Analyze(MethodView):
         For 11 cards the top level describes the best discard (`discard`), and `discards` lists
         every discard, best first.
         """
-        answer = analyze(**args)
-        observability.count_hands_analyzed()
-        return jsonify(answer)
+        return analyzed(args)
 
 
 BATCH_ITEM = AnalyzeRequest()
