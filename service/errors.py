@@ -17,7 +17,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import ClientDisconnected, HTTPException, InternalServerError, UnsupportedMediaType
 
 from .core.cards import CardError
-from .core.errors import FieldError, describe_value
+from .core.errors import FieldError, GinError, describe_value
 from .core.rules import RulesError
 from .core.scoring import GameError, IllegalKnockError
 
@@ -226,5 +226,4 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(InternalServerError, handle_internal_error)
     app.register_error_handler(ValidationError, handle_validation_error)
     app.register_error_handler(IllegalKnockError, handle_illegal_knock)
-    for error_class in (CardError, FieldError):
-        app.register_error_handler(error_class, handle_domain_error)
+    app.register_error_handler(GinError, handle_domain_error)

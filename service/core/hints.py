@@ -124,7 +124,7 @@ from .knocks import KnockOption, knock_limit, knock_options, score_doubled
 from .layoffs import best_defence
 from .melds import Arrangement, Meld, best_arrangement, min_deadwood
 from .rules import Rules, check_rules
-from .scoring import knock_net, knock_outcome, outcome_points
+from .scoring import MOST_DEADWOOD, knock_net, knock_outcome, outcome_points
 
 Phase = Literal["first_upcard", "draw", "discard"]
 ActionType = Literal["take_upcard", "pass", "draw_stock", "discard", "knock", "gin", "big_gin"]
@@ -137,7 +137,6 @@ MIN_SAMPLES = 8
 MIN_LAST_DRAWS = 8
 """Stock cards valued for our last draw (``_last_stock_draw``) even when the time budget has run out."""
 FULL_STOCK = 52 - 2 * HAND_SIZE - 1
-MAX_DEADWOOD = 10 * HAND_SIZE
 CLOSE_POINTS = 1.0
 """Moves valued in expected points (knocks, our last turn's moves) this close are too close to call."""
 CLOSE_TO_THE_MARGIN = 2.0
@@ -919,9 +918,9 @@ class _Context:
 @functools.lru_cache(maxsize=64)
 def _points_against_knocks(rules: Rules) -> tuple[tuple[int, ...], ...]:
     """``[theirs][mine]``: our points when the opponent knocks with ``theirs`` deadwood (0 to 10, 0 being gin)
-    against our ``mine`` (0 to ``MAX_DEADWOOD``), by ``scoring.knock_net``; a table, since a hint looks up some
+    against our ``mine`` (0 to ``MOST_DEADWOOD``), by ``scoring.knock_net``; a table, since a hint looks up some
     1,700 of them."""
-    return tuple(tuple(-knock_net(theirs, mine, rules) for mine in range(MAX_DEADWOOD + 1)) for theirs in range(11))
+    return tuple(tuple(-knock_net(theirs, mine, rules) for mine in range(MOST_DEADWOOD + 1)) for theirs in range(11))
 
 
 def _points_apart(better: float, worse: float) -> float:
@@ -1125,7 +1124,7 @@ def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig,
     upcard = state.upcard
     doubled = score_doubled(rules, upcard)
     limit = knock_limit(rules, upcard)
-    worth = tuple(deadwood_worth(deadwood, limit, config) for deadwood in range(MAX_DEADWOOD + 1))
+    worth = tuple(deadwood_worth(deadwood, limit, config) for deadwood in range(MOST_DEADWOOD + 1))
     context = _Context(state, rules, checked, config, limit=limit, worth=worth, doubling=2 if doubled else 1,
                        against_knocks=_points_against_knocks(rules), budget=budget, seed=seed)
     _sample_opponents(context, random.Random(seed))

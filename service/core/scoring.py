@@ -265,7 +265,7 @@ def check_hand_record(hand: HandRecord, rules: Rules) -> None:
     _check_record_shape(hand)
     if hand.winner is None:
         if hand.points or hand.extra_boxes:
-            raise ValueError("a drawn hand scores no points")
+            raise ValueError("a drawn hand scores no points and no boxes")
         return
     most, how = _best_hand(rules)
     if hand.points > most:
@@ -309,11 +309,6 @@ of a rank nor in a row (Ts Js Ks Th Jh Kh Qd Qc 9d 9c)."""
 def _may_double(rules: Rules) -> bool:
     """Whether a hand's score may be doubled: Oklahoma with a spade upcard."""
     return rules.oklahoma and rules.oklahoma_spades_double
-
-
-def most_points(rules: Rules) -> int:
-    """The most points one hand can score under ``rules`` (``_best_hand`` says how)."""
-    return _best_hand(rules)[0]
 
 
 def _best_hand(rules: Rules) -> tuple[int, str]:

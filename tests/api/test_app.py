@@ -18,6 +18,7 @@ from werkzeug.test import EnvironBuilder, run_wsgi_app
 from service import __version__, create_app
 from service.config import load_config
 from service.core.cards import CardError
+from service.core.errors import GinError
 from service.core.rules import RulesError
 from service.core.scoring import GameError
 from service.errors import PROBLEM_MEDIA_TYPE, handle_http_exception
@@ -364,6 +365,7 @@ def test_unexpected_error_is_a_500_that_leaks_nothing(caplog: pytest.LogCaptureF
         (GameError("deals", "a hand won scores at least 1 point", 2, 1),
          {"detail": "deals/2/tables/1: a hand won scores at least 1 point",
           "errors": [{"pointer": "#/deals/2/tables/1", "detail": "a hand won scores at least 1 point"}]}),
+        (GinError("the state cannot be played on"), {"detail": "the state cannot be played on"}),  # any core error
     ],
 )
 def test_a_core_error_that_escapes_a_view_is_a_422_not_a_500(error: Exception, expected: dict[str, Any]) -> None:
