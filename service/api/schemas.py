@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, get_args
 
-from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
+from marshmallow import Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
 
 from ..core.cards import Card, CardError, Hand, format_card, hand_cards, lowest_card, parse_card
 from ..core.hints import (
@@ -348,9 +348,6 @@ def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
 class _AnalyzeQueryBase(RequestSchema):
     """``GET /v1/hands/analyze?hand=As,2s,...``: the hand, a preset, and any rule overrides (but
     ``big_gin_bonus``, which changes no analysis and whose null a query string cannot say)."""
-
-    class Meta:
-        unknown = RAISE
 
     hand = CardsField(HAND_SIZES, text_only=True, required=True)
     rules = fields.String(validate=OneOf(list(PRESETS), error="unknown preset {input}; expected one of "
