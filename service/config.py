@@ -1,17 +1,5 @@
-"""Application settings, read from the environment with documented defaults.
-
-| Variable | Default | Meaning |
-|---|---|---|
-| ``GIN_MAX_BODY_BYTES`` | 65536 | Largest request body, except batch (413 above it). |
-| ``GIN_BATCH_MAX_BODY_BYTES`` | 2097152 | Largest body of ``POST /v1/hands/analyze/batch``. |
-| ``GIN_LOG_LEVEL`` | INFO | Level of the application's own log (DEBUG, INFO, WARNING, ERROR, CRITICAL; any case). |
-| ``GIN_CORS_ORIGINS`` | (none) | Web origins whose pages may call the API from a browser (CORS): ``*``, or |
-| | | origins separated by commas (``https://play.example.com,http://localhost:3000``). |
-| ``GIN_CACHE_MAX_AGE`` | 300 | Seconds any cache may reuse an answer to a GET (``Cache-Control``), at most a |
-| | | year; 0: revalidate it every time by its ``ETag`` (``no-cache``). |
-
-The server's settings (``PORT``, ``WEB_CONCURRENCY``, timeouts) are in ``gunicorn_conf.py``.
-"""
+"""Application settings (the ``GIN_*`` variables), read from the environment and checked at start; the README's
+"Configuration" lists each with its default and meaning, beside the server's (``gunicorn_conf.py``)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,5 @@
-"""Gunicorn settings for the service; each can be overridden from the environment.
-
-| Variable | Default | Meaning |
-|---|---|---|
-| ``PORT`` | 8000 | Port to listen on. |
-| ``HOST`` | 0.0.0.0 | Address to bind, of this machine (IPv6 with or without brackets: ``::`` is every IPv6 |
-| | | address); a name that resolves to one. |
-| ``WEB_CONCURRENCY`` | CPUs available | Worker processes (the work is CPU-bound: one per core; a container's |
-| | | CPU limit counts, e.g. ``docker run --cpus 2`` on a larger host gives 2). |
-| ``GUNICORN_THREADS`` | 1 | Threads per worker (above 1: the gthread worker, with keep-alive). |
-| ``GUNICORN_TIMEOUT`` | 30 | Seconds a worker may spend on one request before it is restarted. |
-| ``GUNICORN_GRACEFUL_TIMEOUT`` | 30 | Seconds to finish in-flight requests on shutdown. |
-| ``GUNICORN_KEEPALIVE`` | 5 | Seconds to hold an idle keep-alive connection (gthread only). |
-| ``GUNICORN_ACCESS_LOG`` | (off) | gunicorn's own access log (``-``: stdout); the app logs one JSON line per request. |
-| ``LOG_LEVEL`` | info | Gunicorn's log level (debug, info, warning, error or critical; any case). |
+"""Gunicorn settings for the service, each overridden from the environment (``PORT``, ``HOST``, ``WEB_CONCURRENCY``,
+``GUNICORN_*``, ``LOG_LEVEL``); the README's "Configuration" lists each with its default and meaning.
 
 ``GUNICORN_CMD_ARGS`` (gunicorn's own) overrides anything here, as gunicorn options (``--bind``, ``--workers``...).
 """

@@ -43,6 +43,5 @@ class ScoreGame(MethodView):
         difference).
         """
         if "deals" in args:
-            deals = [deal["tables"] for deal in args["deals"]]
-            return jsonify(render.game_score(*score_partnership_game(deals, args["rules"])))
+            return jsonify(render.game_score(*score_partnership_game(args["deals"], args["rules"])))
         return jsonify(render.game_score(args["hands"], score_game(args["hands"], args["rules"])))

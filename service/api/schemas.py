@@ -306,6 +306,11 @@ class Deal(RequestSchema):
     tables = BoundedList(fields.Nested(HandResult), required=True, validate=Length(equal=2), metadata={
         "description": "The two tables' results of the deal, each won by a team (0 or 1) or drawn."})
 
+    @post_load
+    def _tables(self, data: dict[str, Any], **kwargs: Any) -> tuple[HandRecord, HandRecord]:
+        first, second = data["tables"]
+        return first, second
+
 
 class GameScoreRequest(RequestSchema):
     """A game's hands in order: ``hands`` for two players, or ``deals`` for two partnerships."""

@@ -34,6 +34,7 @@ from packaging.utils import canonicalize_name
 from referencing import Registry
 
 from service.api.fields import CARD_PATTERN, hand_text_pattern
+from service.config import DEFAULTS
 from service.core.cards import CardError, parse_card, parse_hand
 from service.core.rules import RULE_PARAMETERS
 from service.spec import COMMITTED
@@ -259,6 +260,20 @@ def test_the_lock_pins_each_runtime_dependency_within_its_range_and_the_tests_ru
         for needed in map(Requirement, metadata.requires(name) or []):
             if needed.marker is None or needed.marker.evaluate({"extra": ""}):
                 assert canonicalize_name(needed.name) in locked, f"{name} needs {needed.name}, not in the lock"
+
+
+def test_the_readme_lists_every_setting_read_from_the_environment_with_its_default() -> None:
+    """The README's "Configuration" is the one list of the settings: each variable the app or gunicorn's settings
+    read is in it, with the default the code falls back to."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## Configuration"):]
+    listed = dict(re.findall(r"^\| `([A-Z_]+)` \| ([^|]+?) \|", table, re.MULTILINE))
+    settings = (ROOT / "service" / "gunicorn_conf.py").read_text(encoding="utf-8")
+    read = dict(re.findall(r'environment_integer\("([A-Z_]+)", (\d+)', settings))
+    read |= {name: listed.get(name, "") for name in re.findall(r'os\.environ\.get\("([A-Z_]+)"', settings)}
+    read |= {name: str(default or "(none)") for name, default in DEFAULTS.values()}
+    read["WEB_CONCURRENCY"] = "CPUs available"  # the default is computed
+    assert listed == read
 
 
 def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
