@@ -152,9 +152,9 @@ def described_by_component(converter: FieldConverterMixin, field: Field[Any], re
 
 
 class SpecExtras(BasePlugin):
-    """What apispec cannot derive from the code: a schema's ``openapi_alternatives`` (a ``oneOf`` of named
-    schemas, each with one of its properties required and without the others), fields described by a
-    component alone, and the ``X-Request-ID`` header on every operation and answer."""
+    """What apispec cannot derive from the code: a schema's ``openapi_conditions`` (rules between its fields) and
+    ``openapi_alternatives`` (a ``oneOf`` of named schemas, each with one of its properties required and without the
+    others), fields described by a component alone, and the ``X-Request-ID`` header on every operation and answer."""
 
     spec: APISpec
 
@@ -167,10 +167,13 @@ class SpecExtras(BasePlugin):
                 plugin.converter.add_attribute_function(described_by_component)  # type: ignore[no-untyped-call]
 
     def schema_helper(self, name: str, definition: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """The component ``name`` as a ``oneOf`` of its alternatives, if it has them."""
-        alternatives: dict[str, str] = getattr(kwargs.get("schema"), "openapi_alternatives", {})
+        """The component ``name`` with its ``openapi_conditions`` (rules between fields, as JSON Schema's ``if`` and
+        ``then`` in an ``allOf``), or as a ``oneOf`` of its alternatives, if it has them."""
+        schema = kwargs.get("schema")
+        conditions: tuple[dict[str, Any], ...] = getattr(schema, "openapi_conditions", ())
+        alternatives: dict[str, str] = getattr(schema, "openapi_alternatives", {})
         if not alternatives:
-            return {}
+            return {"allOf": list(conditions)} if conditions else {}
         properties = definition.pop("properties")
         definition.clear()
         for component, required in alternatives.items():

@@ -50,12 +50,32 @@ from .fields import (
     QueryIntegerField,
     Range,
     RulesField,
+    hand_text_pattern,
     load_rules,
     parameter_json_schema,
     refer_to,
 )
 
 HAND_SIZES = (10, 11)
+CARD = {"type": "string"}
+"""In a condition (``given``): a card is given, not null (its own schema checks the rest)."""
+
+
+def given(**properties: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema that holds where each of ``properties`` is present and matches its schema."""
+    return {"properties": properties, "required": list(properties)}
+
+
+def when(condition: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
+    """A rule between fields, for ``openapi_conditions``: where ``condition`` holds, ``then`` must too. The schemas
+    check each in code; written in the spec too, a request valid by the spec is not refused for it."""
+    return {"if": condition, "then": then}
+
+
+def cards_of(size: int) -> dict[str, Any]:
+    """Cards given as a list or a string, exactly ``size`` of them (the field's own schema checks the rest)."""
+    return {"anyOf": [{"type": "array", "minItems": size, "maxItems": size},
+                      {"type": "string", "pattern": hand_text_pattern(size, size)}]}
 BATCH_LIMIT = 1000
 HANDS_LIMIT = 500
 DEALS_LIMIT = 250
@@ -171,6 +191,10 @@ class AnalyzeRequest(RequestSchema):
     """A hand of 10 cards, or 11 just after a draw."""
 
     error_messages = {"type": "expected a JSON object like {\"hand\": \"As 2s 3s ...\"}"}  # noqa: RUF012 (marshmallow reads it from the class)
+    openapi_conditions = (
+        when(given(taken_at_stock_end={"const": True}), given(drawn_from_discard=CARD)),
+        when(given(drawn_from_discard=CARD), given(hand=cards_of(11))),
+    )
 
     hand = CardsField(HAND_SIZES, required=True)
     rules = RulesField(load_default=resolve_rules)
@@ -239,6 +263,10 @@ class LayoffsRequest(RequestSchema):
 class RoundScoreRequest(RequestSchema):
     """A knocked hand: both players' cards, and optionally how the knocker laid out."""
 
+    openapi_conditions = (
+        when(given(discard=CARD), given(knocker=cards_of(11))),
+        when(given(taken_at_stock_end={"const": True}), given(drawn_from_discard=CARD)),
+    )
     knocker = CardsField(HAND_SIZES, required=True, metadata={
         "description": "The knocker's 10 cards after the discard, or 11 with `discard`, or 11 melded for big gin."})
     defender = CardsField((10,), required=True)
@@ -275,6 +303,9 @@ WINNER_EXPECTED = "expected 0 or 1 (the player or team that won the hand) or nul
 class HandResult(RequestSchema):
     """One hand's result: who won it and how many points (after any doubling)."""
 
+    openapi_conditions = (
+        when(given(winner={"type": "null"}), {"properties": {"points": {"const": 0}, "extra_boxes": {"const": 0}}}),
+    )
     winner = IntegerField(required=True, allow_none=True,
                           validate=OneOf(PLAYERS, error=WINNER_EXPECTED + ", got {input}"),
                           error_messages={"invalid": WINNER_EXPECTED},
@@ -398,6 +429,11 @@ HINT_TIME_BUDGET_MS = 40
 class HintRequest(RequestSchema):
     """A game state as the player asking for a hint sees it."""
 
+    openapi_conditions = (
+        when(given(phase={"const": "discard"}), given(hand=cards_of(11))),
+        when(given(phase={"enum": ["first_upcard", "draw"]}), given(hand=cards_of(10))),
+        when(given(drawn_from_discard=CARD), given(phase={"const": "discard"})),
+    )
     hand = CardsField((10, 11), required=True, metadata={
         "description": "Your cards: 10 in the draw phases, 11 in the discard phase."})
     phase = fields.String(required=True, validate=OneOf(PHASES), metadata={
