@@ -431,7 +431,7 @@ class HintRequest(RequestSchema):
 
     openapi_conditions = (
         when(given(phase={"const": "discard"}), given(hand=cards_of(11))),
-        when(given(phase={"enum": ["first_upcard", "draw"]}), given(hand=cards_of(10))),
+        when(given(phase={"enum": [phase for phase in PHASES if phase != "discard"]}), given(hand=cards_of(10))),
         when(given(drawn_from_discard=CARD), given(phase={"const": "discard"})),
     )
     hand = CardsField((10, 11), required=True, metadata={
