@@ -856,7 +856,8 @@ class HintAnswer(Schema):
         "half a point of `evaluation`; two moves valued in expected points (knocks, the last turn's moves) within 1 "
         "point; in the discard phase also when the best knock is within 2 points of "
         "what it must exceed to be made (`knock_margin`, or near the stock's end what playing on is expected to "
-        "bring), whether it is advised or not."})
+        "bring), whether it is advised or not. Within is strict, to a billionth (sums over samples carry noise "
+        "below it); a tie is close, unless every move is alike (then there is nothing to call)."})
     reason = fields.String(required=True, metadata={
         "description": "The advice in a sentence or two, for people: the melds kept, and why this move (its "
         "numbers are estimates from the sampled opponent hands)."})

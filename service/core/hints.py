@@ -1212,14 +1212,15 @@ def _discard_hint(context: _Context) -> Hint:
         close = len(knocks) > 1 and _points_apart(knocks[0].expected_points, knocks[1].expected_points) < CLOSE_POINTS
         near_the_margin = _points_apart(best_knock.expected_points, threshold) < CLOSE_TO_THE_MARGIN
         close = close or (best_knock.deadwood > 0 and bool(context.samples) and not only_to_knock and near_the_margin)
-        why = "the stock is at its end, so not knocking draws the hand" if stock_ends else \
+        why = "the card taken may be kept only to knock" if only_to_knock else \
+            "the stock is at its end, so not knocking draws the hand" if stock_ends else \
             "knocking now beats waiting while the opponent improves" if play_on is None else \
             f"with one draw left, playing on is expected to bring no more ({play_on:+.1f} points)"
         return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, why),
                     best_knock.arrangement, len(context.samples))
     best = continues[0]
     alternatives = continue_alternatives + knock_alternatives
-    close = len(continues) > 1 and continues[1].score - best.score < config.close_margin
+    close = len(continues) > 1 and _points_apart(continues[1].score, best.score) < config.close_margin
     if best_knock is not None and context.samples:  # a knock declined by a hair
         close = close or _points_apart(threshold, best_knock.expected_points) < CLOSE_TO_THE_MARGIN
     layout = best_arrangement(hand & ~card_bit(best.card))
@@ -1244,7 +1245,7 @@ def _last_turn_discard_hint(context: _Context) -> Hint:
     others.sort(key=lambda a: -a.evaluation)  # stable: on ties the chosen kind (knocks or discards) first
     alternatives = (chosen, *others)
     close = bool(others) and _points_apart(chosen.evaluation, others[0].evaluation) < CLOSE_POINTS and (
-        bool(knocks) or chosen.evaluation != others[0].evaluation)  # all discards alike: nothing to call
+        bool(knocks) or any(other.evaluation != chosen.evaluation for other in others))  # all alike: nothing to call
     if knock_first:
         assert best_knock is not None
         reason = _knock_reason(best_knock, _last_turn_text(context, ends[0] if ends else None))
@@ -1297,12 +1298,12 @@ def _continue_alternative(option: _Continue) -> Alternative:
 
 
 def _knock_alternative(knock: _Knock, context: _Context) -> Alternative:
-    """A knock as a ranked move: its expected points, and the outs of the ten cards it keeps (none for gin) and
-    its discard's safety, as a discard would have them."""
+    """A knock as a ranked move: its expected points, and the outs of the ten cards it keeps (none for gin, nor on
+    our last turn, where no draw follows) and its discard's safety, as a discard would have them."""
     card = knock.action.card
     safety = None if card is None else 1 - context.danger(card)
     outs: tuple[Card, ...] = ()
-    if card is not None and knock.deadwood > 0:
+    if card is not None and knock.deadwood > 0 and not context.last_turn():
         kept = knock.arrangement.hand  # the ten laid out: with the card just taken, on a take to knock
         outs = tuple(iter_cards(context.outs(kept, context.lookahead(kept)[1])))
     return Alternative(knock.action, knock.expected_points, "points", knock.deadwood, knock.expected_points,
@@ -1336,7 +1337,7 @@ def _draw_hint(context: _Context) -> Hint:
         choice = take_action if _points_apart(take.evaluation, stock.evaluation) > 0 else stock_action
     alternatives = (take, stock) if choice == take_action else (stock, take)
     comparable = take.unit == stock.unit
-    close = comparable and abs(take.evaluation - stock.evaluation) < context.config.close_margin
+    close = comparable and abs(_points_apart(take.evaluation, stock.evaluation)) < context.config.close_margin
     reason = _draw_reason(choice, top, take, stock)
     layout = best_arrangement(hand)
     if choice == take_action:
@@ -1449,13 +1450,12 @@ def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
                     best_arrangement(hand), len(context.samples))
     best, take = knock_take
     kind = _finish_name(best.action.type == "big_gin", best.deadwood)
+    close = abs(_points_apart(best.expected_points, 0.0)) < CLOSE_POINTS  # a draw scores nothing
     if best.deadwood == 0 or not context.samples or _points_apart(best.expected_points, 0.0) > 0:
         reason = f"Take {card}: it allows {kind}, expected {best.expected_points:+.1f} points against a draw."
-        return Hint(Action("take_upcard"), (take, declined), abs(best.expected_points) < CLOSE_POINTS,
-                    reason, best.arrangement, len(context.samples))
+        return Hint(Action("take_upcard"), (take, declined), close, reason, best.arrangement, len(context.samples))
     reason = f"Pass: the hand is a draw; taking {card} for {kind} is expected to score {best.expected_points:+.1f}."
-    return Hint(Action("pass"), (declined, take), abs(best.expected_points) < CLOSE_POINTS, reason,
-                best_arrangement(hand), len(context.samples))
+    return Hint(Action("pass"), (declined, take), close, reason, best_arrangement(hand), len(context.samples))
 
 
 def _returned_card_hint(context: _Context, hand: Hand, top: Card) -> Hint:

@@ -145,6 +145,49 @@ def test_a_knock_is_a_close_call_against_what_playing_on_would_bring(call: Call)
     assert points == [23.0, 22.0, 21.0] and answer["close_call"] is False
 
 
+# Found by a hint audit (time_budget_ms null): the close call of the last turn's moves and of the stock-end offer
+CLOSE_CALLS = {
+    # the top two discards tie exactly (-35.667) and a third is 0.03 points below: close
+    "a tie on the last turn": ({
+        "hand": "4d 5s 7s 8s 2d 9s 2s Ts 7d 5d 4s", "phase": "discard", "stock_count": 3, "seed": 617,
+        "discard_pile": _listed("Jd Kh Js Ks Kc 9c Td Jc 7h Tc Jh Th Kd 8c Qs 9h 4h 8h 5h Qc 7c 3c Qh 5c 2c 9d Ac 8d"),
+        "opponent_hand_known": _listed("3h 6d As 3d"), "drawn_from_discard": "4s",
+        "opponent_discards": _listed("Jd Js 9c 8c Kc Td 7h Tc 9h Jh Th 8c Ac "
+                                     "5c 8s 2d 4h 7c Qc 3d 3c 2c Ts 9d 7d 5d 4s"),
+        "rules": {"stock_end_discard": "take_to_knock_any"}}, True),
+    # every discard at the stock end scores 0 (a drawn hand): nothing to call
+    "all alike": ({
+        "hand": "Ac 6s 3c 2c 7s 2s 6c 6d 5c 9c 2h", "phase": "discard", "stock_count": 2, "seed": 882, "upcard": "Kh",
+        "discard_pile": _listed("Qc Qh Kh Kd Tc Ks Ts 9d 8d Qd Kc 5h 9h 7c "
+                                "Td Qs 7h Jh Jc 8h 6h Jd 8c Js 5s 4d 8s 9s 7d"),
+        "opponent_hand_known": _listed("3s 5d 4h"), "rules": "oklahoma",
+        "opponent_discards": _listed("Qc Qh Kd Ks Qd 8d Kc 5h 7c 7h Qs 6h Jh Jc 8h Jd 8c 6c Js 4d 9c 7d")}, False),
+    # a take to knock at the stock end expected to score 1 (summed to 0.9999999999999996) against the draw's 0
+    "a point from a drawn hand": ({
+        "hand": "7s 9s 8s 4d 2h 5d 3d 3h 4h 5h", "phase": "draw", "stock_count": 2, "seed": 615, "upcard": "8s",
+        "discard_pile": _listed("Jh Ks Kc Jd Qc 9c Qh Kh Td 9d 8c Qs 7d 8d 5c "
+                                "Th 4s Jc 3c 8h 4c Kd 7h Ad Ts Js 5s 7c 3s Qd"),
+        "opponent_hand_known": _listed("6h 2s"), "rules": "hoyle",
+        "opponent_discards": _listed("Ks Jd 9c Kh 5d 7d Qs 8d 4s Th Jc 3c 4c 7h 5s Js 7c Qd")}, False),
+    # a take and a stock draw half a point of deadwood apart (0.49999999999999822 as summed), the close margin
+    "half a point of deadwood": ({
+        "hand": "5s 4h 4c 2d 5d 5h 3c 5c 6c 3d", "phase": "draw", "stock_count": 4, "seed": 428, "rules": "online",
+        "discard_pile": _listed("As Jd Jc 7c Qc Jh Kd Kh Qd Td Js Qh 9d Ks 8c Kc Ts 4s 7s 9s Qs 8d 6d 8h Th 9h Tc 6h"),
+        "opponent_hand_known": _listed("3h 4d 6s 2c"),
+        "opponent_discards": _listed("As Jd 7c Jh 8c Kd 9d 9s Js 4c 4s Ks "
+                                     "2d 5d Ts 8d 5h Qs 6s 5c 8h Th 9h 6h")}, False),
+}
+
+
+@pytest.mark.parametrize("name", CLOSE_CALLS)
+def test_a_close_call_is_strictly_within_its_margin_and_ties_are_close(call: Call, name: str) -> None:
+    """Within the margin (1 point, or half a point of deadwood) counts to a billionth, past the noise of summing
+    over samples; a tie of the top two moves is close unless every move is alike."""
+    state, close = CLOSE_CALLS[name]
+    answer = call("POST", "/v1/hint", json={**state, "time_budget_ms": None}).get_json()
+    assert answer["close_call"] is close
+
+
 def test_the_discard_planned_with_a_take_is_the_one_advised_after_it(call: Call) -> None:
     """The take's ``then_discard`` is ranked as the discard phase ranks (after two draws): taking the card
     and asking again gives that discard (here Kc, where one draw alone would plan Tc)."""
