@@ -57,6 +57,21 @@ from .fields import (
 )
 
 HAND_SIZES = (10, 11)
+BATCH_LIMIT = 1000
+HANDS_LIMIT = 500
+DEALS_LIMIT = 250
+CANONICAL_CARD = r"^[A2-9TJQK][shdc]$"
+OKLAHOMA_UPCARD = ("Oklahoma: the first upcard, which sets the knock limit (a spade may also double the score). "
+                   "Not used without Oklahoma.")
+DRAWN_FROM_DISCARD = ("11 cards: the card just taken from the discard pile; unless the rules allow it "
+                      "(`discard_pickup_allowed`, or at the stock end `stock_end_discard`: see "
+                      "`taken_at_stock_end`), it may not be discarded this turn.")
+TAKEN_AT_STOCK_END = ("`drawn_from_discard` is the discard that left the stock's end (`stock_end` cards), which rule "
+                      "`stock_end_discard` lets the player take only to knock or go gin: the 50th-card rule "
+                      "(`take_to_knock`) then forbids discarding it and Game Colony's form (`take_to_knock_any`) "
+                      "allows it, whatever `discard_pickup_allowed` says. Default false.")
+
+
 CARD = {"type": "string"}
 """In a condition (``given``): a card is given, not null (its own schema checks the rest)."""
 
@@ -76,19 +91,6 @@ def cards_of(size: int) -> dict[str, Any]:
     """Cards given as a list or a string, exactly ``size`` of them (the field's own schema checks the rest)."""
     return {"anyOf": [{"type": "array", "minItems": size, "maxItems": size},
                       {"type": "string", "pattern": hand_text_pattern(size, size)}]}
-BATCH_LIMIT = 1000
-HANDS_LIMIT = 500
-DEALS_LIMIT = 250
-CANONICAL_CARD = r"^[A2-9TJQK][shdc]$"
-OKLAHOMA_UPCARD = ("Oklahoma: the first upcard, which sets the knock limit (a spade may also double the score). "
-                   "Not used without Oklahoma.")
-DRAWN_FROM_DISCARD = ("11 cards: the card just taken from the discard pile; unless the rules allow it "
-                      "(`discard_pickup_allowed`, or at the stock end `stock_end_discard`: see "
-                      "`taken_at_stock_end`), it may not be discarded this turn.")
-TAKEN_AT_STOCK_END = ("`drawn_from_discard` is the discard that left the stock's end (`stock_end` cards), which rule "
-                      "`stock_end_discard` lets the player take only to knock or go gin: the 50th-card rule "
-                      "(`take_to_knock`) then forbids discarding it and Game Colony's form (`take_to_knock_any`) "
-                      "allows it, whatever `discard_pickup_allowed` says. Default false.")
 
 
 def stock_end_rules(rules: Rules, taken: Card | None, at_stock_end: bool) -> Rules:
