@@ -25,7 +25,7 @@ from ..core.hints import (
     GameState,
     TimeBudget,
 )
-from ..core.knocks import check_taken_card, knock_limit
+from ..core.knocks import can_finish, check_taken_card, knock_limit
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import EXTRA_BOXES, HandRecord
@@ -69,7 +69,8 @@ DRAWN_FROM_DISCARD = ("11 cards: the card just taken from the discard pile; unle
 TAKEN_AT_STOCK_END = ("`drawn_from_discard` is the discard that left the stock's end (`stock_end` cards), which rule "
                       "`stock_end_discard` lets the player take only to knock or go gin: the 50th-card rule "
                       "(`take_to_knock`) then forbids discarding it and Game Colony's form (`take_to_knock_any`) "
-                      "allows it, whatever `discard_pickup_allowed` says. Default false.")
+                      "allows it, whatever `discard_pickup_allowed` says. A hand that can then neither knock nor go "
+                      "gin is refused. Default false.")
 
 
 CARD = {"type": "string"}
@@ -129,7 +130,11 @@ def analysis_rules(hand: Hand, rules: Rules, upcard: Card | None, taken: Card | 
 
     if faults := faults_of(lambda: knock_limit_for(rules, upcard), lambda: _check_taken_card(hand, taken), offer):
         raise ValidationError(faults)
-    return stock_end_rules(rules, taken, at_stock_end)
+    rules = stock_end_rules(rules, taken, at_stock_end)
+    if at_stock_end and taken is not None and not can_finish(hand, rules, upcard, taken):
+        raise ValidationError(f"{format_card(taken)} is taken at the stock end only to knock or go gin, and this "
+                              "hand cannot", "taken_at_stock_end")
+    return rules
 
 
 def knock_limit_for(rules: Rules, upcard: Card | None) -> int:

@@ -120,7 +120,7 @@ from .cards import (
     iter_cards,
 )
 from .errors import FieldError, describe_value
-from .knocks import KnockOption, knock_limit, knock_options, score_doubled
+from .knocks import KnockOption, can_finish, knock_limit, knock_options, score_doubled
 from .layoffs import best_defence
 from .melds import Arrangement, Meld, best_arrangement, min_deadwood
 from .rules import Rules, check_rules
@@ -355,7 +355,8 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
     if state.returned_discard:
         _check_returned(state, rules)
     taken = state.drawn_from_discard
-    if taken is not None and take_only_to_knock(state, rules) and not _finishing_moves(hand, state, rules, taken):
+    if (taken is not None and take_only_to_knock(state, rules)
+            and not can_finish(hand, knock_rules(state, rules), state.upcard, taken)):
         why = "at the stock end" if stock_end_offer(state, rules) else "thrown straight back"
         raise HintStateError("drawn_from_discard", f"{format_card(taken)} is taken only to knock or go gin ({why}), "
                              "and this hand cannot")
@@ -548,7 +549,8 @@ def _legal_actions(state: GameState, rules: Rules, checked: _Checked) -> list[Ac
         if checked.refused_upcard:
             return [Action("draw_stock")]
         top = state.discard_pile[-1]
-        may_take = not only_to_knock or bool(_finishing_moves(checked.hand | card_bit(top), state, rules, top))
+        taken_hand = checked.hand | card_bit(top)
+        may_take = not only_to_knock or can_finish(taken_hand, knock_rules(state, rules), state.upcard, top)
         other = Action("pass") if stock_end_offer(state, rules) else Action("draw_stock")
         return [Action("take_upcard"), other] if may_take else [other]
     forbidden = rules.banned_discard(state.drawn_from_discard)

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .cards import SPADES, Card, CardError, Hand, card_suit, card_value, check_card, check_hand, format_card
-from .melds import Arrangement, DiscardOption, DrawnHandAnalysis, analyze_drawn_hand, optimal_arrangements
+from .melds import (
+    Arrangement,
+    DiscardOption,
+    DrawnHandAnalysis,
+    analyze_drawn_hand,
+    min_deadwood,
+    optimal_arrangements,
+)
 from .rules import Rules, check_rules
 
 
@@ -44,6 +51,12 @@ class KnockOption:
     def arrangement(self) -> Arrangement:
         """The first least-deadwood layout."""
         return self.arrangements[0]
+
+
+def can_finish(hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None) -> bool:
+    """Whether an 11-card hand may end the hand now: a legal knock or gin, or big gin where the rules score it."""
+    return (rules.big_gin_bonus is not None and min_deadwood(hand) == 0) or bool(
+        knock_options(hand, rules, upcard, drawn_from_discard))
 
 
 def check_discard(hand: Hand, card: Card, rules: Rules, drawn_from_discard: Card | None) -> None:

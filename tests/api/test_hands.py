@@ -398,28 +398,47 @@ STOCK_END_RULES = [{"stock_end_discard": offer, "discard_pickup_allowed": pickup
 @pytest.mark.parametrize("rules", STOCK_END_RULES)
 def test_the_card_taken_at_the_stock_end_is_discarded_as_stock_end_discard_says(call: Call, rules: dict) -> None:  # type: ignore[type-arg]
     """The 50th-card rule (take_to_knock) forbids discarding the card taken and Game Colony's form allows it,
-    whatever discard_pickup_allowed says: Jh thrown back leaves a knock of 2, any other discard 11 or more."""
-    body = {"hand": "As 6s 7s 8s 9s Ts Js Ah Jh 6d 6c", "drawn_from_discard": "Jh", "rules": rules,
+    whatever discard_pickup_allowed says: 9h thrown back leaves a knock of 2, any other discard 10 or more."""
+    body = {"hand": "As 6s 7s 8s 9s Ts Js Ah 9h 6d 6c", "drawn_from_discard": "9h", "rules": rules,
             "taken_at_stock_end": True}
     answer = call("POST", "/v1/hands/analyze", json=body).get_json()
     may = rules["stock_end_discard"] == "take_to_knock_any"
-    taken = next(entry for entry in answer["discards"] if entry["card"] == "Jh")
-    assert (taken["legal"], taken["can_knock"], answer["can_knock"]) == (may, may, may)
-    assert (answer["discard"], answer["deadwood"]) == (("Jh", 2) if may else ("As", 11))
-    query = ("/v1/hands/analyze?hand=As,6s,7s,8s,9s,Ts,Js,Ah,Jh,6d,6c&drawn_from_discard=Jh&taken_at_stock_end=true"
+    taken = next(entry for entry in answer["discards"] if entry["card"] == "9h")
+    assert (taken["legal"], taken["can_knock"], answer["can_knock"]) == (may, may, True)
+    assert answer["deadwood"] == (2 if may else 10)
+    query = ("/v1/hands/analyze?hand=As,6s,7s,8s,9s,Ts,Js,Ah,9h,6d,6c&drawn_from_discard=9h&taken_at_stock_end=true"
              + "".join(f"&{name}={str(value).lower()}" for name, value in rules.items()))
     assert call("GET", query, template="/v1/hands/analyze").get_json() == answer
     batch = call("POST", "/v1/hands/analyze/batch", json={"hands": [body]}).get_json()
     assert batch["results"] == [{"status": 200, "analysis": answer}]
-    knock = {"knocker": body["hand"], "defender": "3s 4s 9h Th 3d 7d 8c Ks Kd Kc", "discard": "Jh",
-             "drawn_from_discard": "Jh", "rules": rules, "taken_at_stock_end": True}
+    knock = {"knocker": body["hand"], "defender": "3s 4s 8h Th 3d 7d 8c Ks Kd Kc", "discard": "9h",
+             "drawn_from_discard": "9h", "rules": rules, "taken_at_stock_end": True}
     scored = call("POST", "/v1/rounds/score", json=knock)
     assert scored.status_code == (200 if may else 422)
     if not may:
         fault = scored.get_json()["errors"][0]
-        assert fault == {"pointer": "#/discard", "detail": "Jh was just taken from the discard pile and may not be "
+        assert fault == {"pointer": "#/discard", "detail": "9h was just taken from the discard pile and may not be "
                          "discarded this turn under these rules (see discard_pickup_allowed, and stock_end_discard "
                          "for a card taken at the stock end)"}
+
+
+@pytest.mark.parametrize("rules", STOCK_END_RULES)
+def test_a_card_taken_at_the_stock_end_by_a_hand_that_cannot_knock_is_refused(call: Call, rules: dict) -> None:  # type: ignore[type-arg]
+    """The card is taken only to knock or go gin, as the hint says; analysis answered every discard of such a
+    hand. Under the 50th-card rule this hand could knock only by throwing back Jh, which it may not."""
+    hand = "As 6s 7s 8s 9s Ts Js Ah Jh 6d 6c" if rules["stock_end_discard"] == "take_to_knock" \
+        else "4s Ts Js Ah 2h 3h Th 6d 5c 7c 8s"
+    taken = "Jh" if rules["stock_end_discard"] == "take_to_knock" else "8s"
+    body = {"hand": hand, "drawn_from_discard": taken, "rules": rules, "taken_at_stock_end": True}
+    detail = f"{taken} is taken at the stock end only to knock or go gin, and this hand cannot"
+    problem = call("POST", "/v1/hands/analyze", json=body).get_json()
+    assert problem["errors"] == [{"pointer": "#/taken_at_stock_end", "detail": detail}]
+    query = (f"/v1/hands/analyze?hand={hand.replace(' ', ',')}&drawn_from_discard={taken}&taken_at_stock_end=true"
+             + "".join(f"&{name}={str(value).lower()}" for name, value in rules.items()))
+    assert call("GET", query, template="/v1/hands/analyze").get_json()["errors"] == [
+        {"parameter": "taken_at_stock_end", "detail": detail}]
+    batch = call("POST", "/v1/hands/analyze/batch", json={"hands": [body]}).get_json()
+    assert batch["results"][0]["problem"]["errors"] == [{"pointer": "#/hands/0/taken_at_stock_end", "detail": detail}]
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 
@@ -21,7 +22,7 @@ from service.core.cards import (
     parse_card,
     parse_hand,
 )
-from service.core.knocks import knock_limit, knock_options
+from service.core.knocks import can_finish, knock_limit, knock_options
 from service.core.melds import arrangements_within, min_deadwood, optimal_arrangements
 from service.core.rules import Rules
 from service.core.scoring import IllegalKnockError, score_round
@@ -101,6 +102,10 @@ def test_knock_options_match_reference(seed: int) -> None:
         taken = ref.from_bits(0 if drawn is None else 1 << drawn)
         allowed = {card for card, (least, _) in expected.items() if least <= rules.knock_limit and card not in taken}
         assert {next(iter(ref.from_bits(1 << o.card))) for o in options} == allowed
+        big_gin = ref.is_big_gin(ref.from_bits(hand))
+        assert can_finish(hand, rules, drawn_from_discard=drawn) == (bool(allowed) or big_gin)
+        no_big_gin = dataclasses.replace(rules, big_gin_bonus=None)
+        assert can_finish(hand, no_big_gin, drawn_from_discard=drawn) == bool(allowed)
         for option in options:
             (card,) = ref.from_bits(1 << option.card)
             assert option.deadwood == expected[card][0] and option.gin == (option.deadwood == 0)
