@@ -638,7 +638,7 @@ FAULTY = "Zz"
     ("/v1/games/score", {"deals": [{}] * 4000}, "#/deals", "expected 0 to 250 items, got 4000"),
     ("/v1/games/score", {"deals": [{"tables": [{}] * 4000}]}, "#/deals/0/tables", "expected exactly 2 items, got 4000"),
     ("/v1/hint", {"discard_pile": [FAULTY] * 4000}, "#/discard_pile", "expected 0 to 52 items, got 4000"),
-    ("/v1/hint", {"opponent_discards": [FAULTY] * 4000}, "#/opponent_discards", "expected 0 to 52 items, got 4000"),
+    ("/v1/hint", {"opponent_discards": [FAULTY] * 4000}, "#/opponent_discards", "expected 0 to 1000 items, got 4000"),
     ("/v1/hint", {"opponent_hand_known": [FAULTY] * 4000}, "#/opponent_hand_known",
      "expected at most 10 cards: the opponent holds 10"),
 ])
