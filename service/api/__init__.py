@@ -26,6 +26,7 @@ from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMe
 from werkzeug.http import generate_etag
 
 from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, UnsupportedBodyEncoding, problem, problem_body
+from ..json_provider import load_request_body
 from ..observability import REQUEST_ID_HEADER, REQUEST_ID_PATTERN
 from .fields import component_schemas
 from .schemas import BatchAnswer, BatchError, InputSchema, Problem
@@ -302,7 +303,7 @@ class Parser(FlaskParser):
             # a missing body, and answer that the fields are missing.
             raise json.JSONDecodeError("the body is empty: expected a JSON object", " ", 0)
         try:
-            return current_app.json.loads(body)
+            return load_request_body(body)
         except json.JSONDecodeError as error:
             text = body.decode(errors="replace")
             try:

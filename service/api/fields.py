@@ -8,8 +8,10 @@ same constraints: patterns, sizes, uniqueness.
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any, TypeVar, get_args
 
 from marshmallow import ValidationError, fields, validate
@@ -247,30 +249,33 @@ class BooleanField(ShowsInvalidValue, fields.Boolean):
         return value
 
 
+_LARGEST_DOUBLE = Decimal(sys.float_info.max)
+
+
 class NumberField(ShowsInvalidValue, fields.Float):
-    """A JSON number: unlike marshmallow's Float, a string of digits is refused."""
+    """A JSON number (read exactly, as an ``int`` or a ``Decimal``), as a float: unlike marshmallow's Float, a
+    string of digits is refused, and so is a number past a double's range."""
 
     default_error_messages = {"invalid": "expected a number, like 20"}  # noqa: RUF012 (marshmallow reads it from the class)
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if isinstance(value, bool) or not isinstance(value, int | Decimal):
             raise self.make_error("invalid", input=value)
+        if abs(Decimal(value)) > _LARGEST_DOUBLE:
+            raise ValidationError(f"expected a number within a double's range (up to about 1.8e308), got "
+                                  f"{describe_value(value)}")
         return super()._deserialize(value, attr, data, **kwargs)
 
 
 class IntegerField(ShowsInvalidValue, fields.Integer):
-    """A JSON integer. As in JSON Schema, a number without a fraction (``5.0``, ``1e1``) is one too, and
-    so is a number beyond 64 bits (which the JSON parser reads as a float); a string or a boolean is not."""
+    """A JSON integer. As in JSON Schema, a number without a fraction (``5.0``, ``1e1``) is one too (the JSON
+    provider reads it as the ``int`` it is, and a number with a fraction as a ``Decimal``); a string or a
+    boolean is not."""
 
     default_error_messages = {"invalid": "expected an integer, like 10"}  # noqa: RUF012 (marshmallow reads it from the class)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
-
-    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> int:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        return super()._deserialize(value, attr, data, **kwargs)
 
 
 class QueryIntegerField(ShowsInvalidValue, fields.Integer):
@@ -327,21 +332,11 @@ class RulesField(fields.Field[Rules]):
             preset = overrides.pop("preset", None)
             if "preset" in value and not isinstance(preset, str):
                 raise ValidationError({"preset": ["expected a preset name"]})
-            return load_rules(preset, {name: _whole_number(value) if name in _INTEGER_PARAMETERS else value
-                                       for name, value in overrides.items()})
+            return load_rules(preset, overrides)
         raise ValidationError("expected a preset name or an object of rule parameters")
 
 
-_INTEGER_PARAMETERS = frozenset(p.name for p in RULE_PARAMETERS if p.kind == "integer")
 _PARAMETER_NAMES = frozenset(p.name for p in RULE_PARAMETERS)
-
-
-def _whole_number(value: object) -> object:
-    """A JSON number without a fraction (``5.0``) as the integer it is in JSON Schema, while a float
-    holds it exactly; anything else unchanged, for the core to check."""
-    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
-        return int(value)
-    return value
 
 
 def load_rules(preset: str | None, overrides: Mapping[str, object], preset_at_root: bool = False) -> Rules:

@@ -4,6 +4,7 @@ how they show a value given."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 
 class GinError(ValueError):
@@ -32,9 +33,13 @@ def describe_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return repr(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit integer"
+        sign = "negative " if value < 0 else ""
+        return repr(value) if value.bit_length() <= 64 else f"a {sign}{value.bit_length()}-bit integer"
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, Decimal):  # a JSON number read exactly, as written
+        text = str(value)
+        return text if len(text) <= 40 else f"a number of {len(value.as_tuple().digits):,} digits"
     if isinstance(value, str):
         return json.dumps(value if len(value) <= 40 else value[:40] + "...", ensure_ascii=False)
     if isinstance(value, list | tuple):

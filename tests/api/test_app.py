@@ -60,6 +60,11 @@ TITLES = {400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 412: 
           422: "Unprocessable Content", 500: "Internal Server Error"}
 
 
+ROUND_TEXT = '{"knocker": "As 2s 3s 4s 7h 7d 7c Jd Qd Kd", "defender": "5s 6s 8h 9h 2h 4d 4c 9c Tc Qc"'
+"""A knocked hand, as JSON text without its closing brace."""
+HINT_TEXT = '{"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c", "phase": "draw", "discard_pile": ["4d"], "stock_count": 31'
+"""A hint's first draw, as JSON text without its closing brace."""
+
 def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     assert response.status_code == status
     assert response.mimetype == PROBLEM_MEDIA_TYPE
@@ -81,8 +86,13 @@ def _problem(response, status: int) -> dict[str, Any]:  # type: ignore[no-untype
          "not valid JSON: the body is empty: expected a JSON object (line 1, column 1)"),
         ("POST", "/v1/hands/analyze", {"data": '{"hand": ["As",\n "2s"', "content_type": "application/json"}, 400,
          "(line 2, column "),
-        ("POST", "/v1/games/score", {"data": '{"hands": [], "rules": {"target": 1e400}}',
-                                     "content_type": "application/json"}, 400, "infinity"),
+        ("POST", "/v1/games/score", {"data": '{"hands": [], "rules": {"target": ' + "9" * 4301 + "}}",
+                                     "content_type": "application/json"}, 400,
+         "not valid JSON: a whole number of more than 4,300 digits (line 1, column 1)"),
+        ("POST", "/v1/games/score", {"data": '{"hands": [], "rules": {"target": 1e400}, "x": NaN}',
+                                     "content_type": "application/json"}, 400, "NaN is not a JSON number"),
+        ("POST", "/v1/games/score", {"data": '{"hands": [], "rules": {"target": 1e400}, "x": "\\ud800"}',
+                                     "content_type": "application/json"}, 400, "lone surrogate"),
         ("POST", "/v1/hands/analyze", {"data": b"\xff\xfe", "content_type": "application/json"}, 400,
          "not valid JSON: byte 0xff is not UTF-8 (line 1, column 1)"),
         ("POST", "/v1/hands/analyze", {"data": '{"hand": "As"}', "content_type": "application/json; charset=latin-1"},
@@ -381,20 +391,51 @@ def test_a_core_error_that_escapes_a_view_is_a_422_not_a_500(error: Exception, e
 
 
 def test_a_json_number_without_a_fraction_is_an_integer(call: Call) -> None:
-    """As in JSON Schema: 5.0 and 5e0 are the integer 5; 2.5 is not an integer, and a number beyond 64 bits
-    (read as a float) is out of range, not "not an integer"."""
+    """As in JSON Schema: 5.0 and 5e0 are the integer 5; 2.5 is not an integer, and a number beyond 64 bits is
+    out of range, not "not an integer"."""
     round_ = {"knocker": "As 2s 3s 4s 7h 7d 7c Jd Qd Kd", "defender": "5s 6s 8h 9h 2h 4d 4c 9c Tc Qc"}
     plain = call("POST", "/v1/rounds/score", json={**round_, "rules": {"knock_limit": 5}}).get_json()
-    for written in ("5.0", "5e0"):
+    for written in ("5.0", "5e0", "0.5e1", "500e-2"):
         response = call("POST", "/v1/rounds/score", data=f'{{"knocker": "{round_["knocker"]}", "defender": '
                         f'"{round_["defender"]}", "rules": {{"knock_limit": {written}}}}}',
                         content_type="application/json")
         assert response.status_code == 200 and response.get_json() == plain
-    for value, detail in ((2.5, "expected an integer, got 2.5"), (1e30, "expected at most 10, got 1e+30")):
+    for value, detail in ((2.5, "expected an integer, got 2.5"), (1e30, "expected at most 10, got a 100-bit integer")):
         problem = _problem(call("POST", "/v1/rounds/score", json={**round_, "rules": {"knock_limit": value}}), 422)
         assert problem["errors"] == [{"pointer": "#/rules/knock_limit", "detail": detail}]
     game = call("POST", "/v1/games/score", json={"hands": [{"winner": 0.0, "points": 25.0}]}).get_json()
     assert game["hands"] == [{"winner": 0, "points": 25, "extra_boxes": 0}]
+
+
+@pytest.mark.parametrize(("url", "body", "pointer", "detail"), [
+    # a double would read these as whole numbers: 5, 0 and 1
+    ("/v1/rounds/score", ROUND_TEXT + ', "rules": {"knock_limit": 4.9999999999999999}}', "#/rules/knock_limit",
+     "expected an integer, got 4.9999999999999999"),
+    ("/v1/rounds/score", ROUND_TEXT + ', "rules": {"knock_limit": 1e-400}}', "#/rules/knock_limit",
+     "expected an integer, got 1E-400"),
+    ("/v1/games/score", '{"hands": [{"winner": 0.99999999999999999, "points": 25}]}', "#/hands/0/winner",
+     "expected 0 or 1 (the player or team that won the hand) or null (a drawn hand), got 0.99999999999999999"),
+    ("/v1/hint", HINT_TEXT + ', "seed": 7.0000000000000001}', "#/seed", "expected an integer, like 10, got "
+     "7.0000000000000001"),
+    # past a double's range: a fault of the field, not of the JSON
+    ("/v1/rounds/score", ROUND_TEXT + ', "rules": {"knock_limit": 1e400}}', "#/rules/knock_limit",
+     "expected at most 10, got a 1329-bit integer"),
+    ("/v1/hint", HINT_TEXT + ', "knock_margin": -1e400}', "#/knock_margin",
+     "expected a number within a double's range (up to about 1.8e308), got a negative 1329-bit integer"),
+    ("/v1/hint", HINT_TEXT + ', "stock_count": ' + "9" * 400 + ".5}", "#/stock_count",
+     "expected an integer, like 10, got a number of 401 digits"),
+])
+def test_a_json_number_is_read_exactly(call: Call, url: str, body: str, pointer: str, detail: str) -> None:
+    """A number that is not an integer was read as a double, which may hold a whole number, and one past a
+    double's range was called invalid JSON."""
+    problem = _problem(call("POST", url, data=body, content_type="application/json"), 422)
+    assert problem["errors"] == [{"pointer": pointer, "detail": detail}]
+
+
+def test_a_fraction_read_exactly_is_taken_as_a_float_where_a_number_is_expected(call: Call) -> None:
+    answers = [call("POST", "/v1/hint", data=f'{HINT_TEXT}, "knock_margin": {margin}}}',
+                    content_type="application/json").get_json() for margin in ("2.5", "25e-1", "0.25e1")]
+    assert "action" in answers[0] and all(answer == answers[0] for answer in answers)
 
 
 def test_an_optional_card_may_be_null(call: Call) -> None:
@@ -446,9 +487,9 @@ UNKNOWN_CARD = "unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit
 
 @pytest.mark.parametrize(("url", "body", "errors"), [
     ("/v1/hands/analyze", {"hand": TEN, "upcard": 5}, [{"pointer": "#/upcard", "detail": CARD_EXPECTED}]),
-    ("/v1/hands/analyze", {"hand": TEN, "rules": {"oklahoma": 1.0, "shutout": 0.0}},  # shown as given
-     [{"pointer": "#/rules/oklahoma", "detail": "expected true or false, got 1.0"},
-      {"pointer": "#/rules/shutout", "detail": "expected one of double_bonus, double_score, none, got 0.0"}]),
+    ("/v1/hands/analyze", {"hand": TEN, "rules": {"oklahoma": 1.5, "shutout": 0.0}},  # 0.0 is the integer 0
+     [{"pointer": "#/rules/oklahoma", "detail": "expected true or false, got 1.5"},
+      {"pointer": "#/rules/shutout", "detail": "expected one of double_bonus, double_score, none, got 0"}]),
     ("/v1/hands/analyze", {"hand": TEN, "rules": 5},
      [{"pointer": "#/rules", "detail": "expected a preset name or an object of rule parameters"}]),
     ("/v1/hands/analyze", {"hand": TEN, "rules": {"target": 2.0**53}},  # a whole number still exact in a float
