@@ -80,12 +80,14 @@ _CARD_EXPECTED = f"expected a card as a string of at most {CARD_MAX_LENGTH} char
 class CardField(fields.Field[Card]):
     """One card, as a string like ``As``, ``10h`` or ``T♥``."""
 
+    default_error_messages = {"invalid": _CARD_EXPECTED}  # noqa: RUF012 (marshmallow reads it from the class)
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(metadata={"allOf": [CARD_REF], **kwargs.pop("metadata", {})}, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Card:
         if not isinstance(value, str) or len(value) > CARD_MAX_LENGTH:
-            raise ValidationError(_CARD_EXPECTED)
+            raise self.make_error("invalid")
         try:
             return parse_card(value)
         except CardError as error:
@@ -94,6 +96,8 @@ class CardField(fields.Field[Card]):
 
 class CardsField(fields.Field[Hand]):
     """Distinct cards as a list (``["As", "2s"]``) or one string (``"As 2s"``), loaded as a hand."""
+
+    default_error_messages = {"invalid": 'expected a list of cards like ["As", "2s"] or a string like "As 2s"'}  # noqa: RUF012 (marshmallow reads it from the class)
 
     def __init__(self, sizes: range | tuple[int, ...], text_only: bool = False, noun: str = "hand",
                  **kwargs: Any) -> None:
@@ -116,7 +120,7 @@ class CardsField(fields.Field[Hand]):
         elif isinstance(value, list):
             items = value
         else:
-            raise ValidationError(self._LIST_EXPECTED)
+            raise self.make_error("invalid")
         if len(items) > self.sizes[-1]:  # refused by its count alone, however many of its items are faulty
             raise ValidationError(str(card_count_error(len(items), self.sizes, self.noun)))
         if isinstance(value, list) and (not_text := {i: [_CARD_EXPECTED] for i, card in enumerate(value)
@@ -128,8 +132,6 @@ class CardsField(fields.Field[Hand]):
             if isinstance(value, str):
                 raise ValidationError(_text_faults(items) or str(error)) from None
             raise ValidationError(_card_faults(items) or str(error)) from None
-
-    _LIST_EXPECTED = "expected a list of cards like [\"As\", \"2s\"] or a string like \"As 2s\""
 
 
 class BoundedList(fields.List[T]):
@@ -308,6 +310,8 @@ class QueryBooleanField(ShowsInvalidValue, fields.Boolean):
 class RulesField(fields.Field[Rules]):
     """Rules as a preset name, an object of parameters, or both (``{"preset": ..., **overrides}``)."""
 
+    default_error_messages = {"invalid": "expected a preset name or an object of rule parameters"}  # noqa: RUF012 (marshmallow reads it from the class)
+
     def __init__(self, **kwargs: Any) -> None:
         schema = {
             "oneOf": [PRESET_REF, RULES_REF],
@@ -333,7 +337,7 @@ class RulesField(fields.Field[Rules]):
             if "preset" in value and not isinstance(preset, str):
                 raise ValidationError({"preset": ["expected a preset name"]})
             return load_rules(preset, overrides)
-        raise ValidationError("expected a preset name or an object of rule parameters")
+        raise self.make_error("invalid")
 
 
 _PARAMETER_NAMES = frozenset(p.name for p in RULE_PARAMETERS)

@@ -186,13 +186,26 @@ class RequestSchema(InputSchema):
 
     def on_bind_field(self, field_name: str, field_obj: fields.Field[Any]) -> None:
         """Say what is missing, null or of the wrong type in the service's own words."""
-        messages = {"required": "required, but missing", "null": "may not be null"}
+        messages = {"required": "required, but missing"}
         if isinstance(field_obj, fields.List):
             messages["invalid"] = "expected a list (a JSON array)"
-            field_obj.inner.error_messages = {**field_obj.inner.error_messages, "null": messages["null"]}
+            inner = field_obj.inner
+            inner.error_messages = {**inner.error_messages, "null": _null_message(inner)}
         elif type(field_obj) is fields.String:
             messages["invalid"] = "expected a string"
         field_obj.error_messages = {**field_obj.error_messages, **messages}
+        field_obj.error_messages["null"] = _null_message(field_obj)
+
+
+def _null_message(field: fields.Field[Any]) -> str:
+    """A null where a value is required: what is expected instead, as the field says for a value of the wrong
+    type."""
+    choices = next((validator.choices for validator in field.validators if isinstance(validator, OneOf)), None)
+    expected = (f"expected one of {', '.join(map(str, choices))}" if choices is not None
+                else "expected a JSON object" if isinstance(field, fields.Nested)
+                else field.error_messages.get("invalid"))
+    return f"may not be null: {expected}" if isinstance(expected, str) and expected.startswith("expected") \
+        else "may not be null"
 
 
 class AnalyzeRequest(RequestSchema):

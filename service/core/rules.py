@@ -97,24 +97,30 @@ class RuleParameter:
         value = self.default if self.default is not None else 0
         return {bool: "boolean", int: "integer", str: "string"}[type(value)]
 
+    @property
+    def expected(self) -> str:
+        """What a value of this parameter is, as its errors say."""
+        if self.kind == "boolean":
+            return "expected true or false"
+        return "expected an integer" if self.kind == "integer" else f"expected one of {', '.join(self.choices)}"
+
     def problem(self, value: object) -> str | None:
         """What is wrong with a value for this parameter, or None when it is within its type and range."""
         if value is None:
-            return None if self.nullable else "may not be null"
+            return None if self.nullable else f"may not be null: {self.expected}"
+        wrong = f"{self.expected}, got {describe_value(value)}"
         if self.kind == "boolean":
-            return None if isinstance(value, bool) else f"expected true or false, got {describe_value(value)}"
+            return None if isinstance(value, bool) else wrong
         if self.kind == "integer":
             fraction = isinstance(value, float) and not value.is_integer()
             if isinstance(value, bool) or not isinstance(value, int | float) or fraction:
-                return f"expected an integer, got {describe_value(value)}"
+                return wrong
             if self.minimum is not None and value < self.minimum:
                 return f"expected at least {self.minimum}, got {describe_value(value)}"
             if self.maximum is not None and value > self.maximum:
                 return f"expected at most {self.maximum}, got {describe_value(value)}"
-            return None if isinstance(value, int) else f"expected an integer, got {describe_value(value)}"
-        if value in self.choices:
-            return None
-        return f"expected one of {', '.join(self.choices)}, got {describe_value(value)}"
+            return None if isinstance(value, int) else wrong
+        return None if value in self.choices else wrong
 
 
 RULE_PARAMETERS: tuple[RuleParameter, ...] = (

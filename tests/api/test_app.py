@@ -149,10 +149,23 @@ HINT = {"hand": TEN, "phase": "draw", "upcard": "4d", "discard_pile": ["4d", "Tc
      'oklahoma: expected true or false, got "1"'),
     ("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}&knock_limit=x5", None,
      'knock_limit: expected an integer written with the digits 0-9, like 10, got "x5"'),
-    # a null item of a list is worded as a null field is, wherever the list is
-    ("POST", "/v1/games/score", {"hands": [None]}, "hands/0: may not be null"),
-    ("POST", "/v1/layoffs", {"knocker_melds": [None], "defender": TEN}, "knocker_melds/0: may not be null"),
-    ("POST", "/v1/hint", {**HINT, "opponent_discards": ["Tc", None]}, "opponent_discards/1: may not be null"),
+    # a null item of a list is worded as a null field is, wherever the list is, and says what is expected
+    ("POST", "/v1/games/score", {"hands": [None]}, "hands/0: may not be null: expected a JSON object"),
+    ("POST", "/v1/layoffs", {"knocker_melds": [None], "defender": TEN},
+     'knocker_melds/0: may not be null: expected a list of cards like ["As", "2s"] or a string like "As 2s"'),
+    ("POST", "/v1/hint", {**HINT, "opponent_discards": ["Tc", None]},
+     "opponent_discards/1: may not be null: expected a card as a string of at most 16 characters, like 'As'"),
+    ("POST", "/v1/hint", {**HINT, "phase": None},
+     "phase: may not be null: expected one of first_upcard, draw, discard"),
+    ("POST", "/v1/hint", {**HINT, "knock_margin": None}, "knock_margin: may not be null: expected a number, like 20"),
+    ("POST", "/v1/rounds/score", {"knocker": None, "defender": TEN},
+     'knocker: may not be null: expected a list of cards like ["As", "2s"] or a string like "As 2s"'),
+    ("POST", "/v1/hands/analyze", {"hand": TEN, "rules": None},
+     "rules: may not be null: expected a preset name or an object of rule parameters"),
+    ("POST", "/v1/hands/analyze", {"hand": TEN, "rules": {"knock_limit": None}},
+     "rules/knock_limit: may not be null: expected an integer"),
+    ("POST", "/v1/hands/analyze", {"hand": TEN, "rules": {"shutout": None}},
+     "rules/shutout: may not be null: expected one of double_bonus, double_score, none"),
 ])
 def test_a_value_of_the_wrong_kind_is_shown_beside_what_was_expected(
         call: Call, method: str, url: str, body: dict[str, Any] | None, detail: str) -> None:

@@ -382,7 +382,8 @@ def test_a_batch_items_null_rules_are_refused_as_everywhere_else(call: Call) -> 
     body = {"hands": [{"hand": TEN, "rules": None}], "rules": {"knock_limit": 7}}
     [result] = call("POST", "/v1/hands/analyze/batch", json=body).get_json()["results"]
     assert result["status"] == 422
-    assert result["problem"]["errors"] == [{"pointer": "#/hands/0/rules", "detail": "may not be null"}]
+    assert result["problem"]["errors"] == [{"pointer": "#/hands/0/rules", "detail": "may not be null: expected a "
+                                            "preset name or an object of rule parameters"}]
 
 
 def test_a_hand_analyzed_from_the_query_is_counted(call: Call, client: FlaskClient) -> None:
