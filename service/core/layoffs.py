@@ -53,6 +53,15 @@ GIN_MELDED = 10
 """A knocker with this many cards melded (11 for big gin) has gin: no layoffs."""
 
 
+def knocker_melds_of(melds: Iterable[int]) -> tuple[int, ...]:
+    """The knocker's melds as a tuple (read more than once); CardError where they are no collection of melds,
+    like one meld given bare."""
+    if isinstance(melds, int | str) or not isinstance(melds, Iterable):
+        raise CardError(f"the knocker's melds are a list of melds, each an int like parse_hand('7h 7d 7c'), got "
+                        f"{describe_value(melds)}")
+    return tuple(melds)
+
+
 def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None, discard: Card | None = None) -> None:
     """Raise CardError unless the melds are valid, disjoint, of at most 11 cards and (if given) inside
     the knocker's hand once ``discard`` is gone from it."""
@@ -154,7 +163,7 @@ def report_layoffs(knocker_melds: Iterable[int], defender: Hand) -> LayoffReport
     CardError for melds that ``check_knocker_melds`` refuses, or a defender that is no hand of 10 cards or shares
     a card with them."""
     check_hand(defender)
-    knocker_melds = tuple(knocker_melds)  # read more than once
+    knocker_melds = knocker_melds_of(knocker_melds)
     check_knocker_melds(knocker_melds)
     shared = defender & sum(knocker_melds)
     if shared:

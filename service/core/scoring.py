@@ -10,7 +10,7 @@ from typing import Literal
 from .cards import Card, CardError, Hand, check_card, check_hand, format_card, hand_size, lowest_card
 from .errors import FieldError, GinError, describe_value
 from .knocks import check_discard, knock_limit, score_doubled
-from .layoffs import DefenderResult, best_defence, check_knocker_melds
+from .layoffs import DefenderResult, best_defence, check_knocker_melds, knocker_melds_of
 from .melds import Arrangement, arrangements_within, best_arrangement, min_deadwood
 from .rules import Rules, check_rules
 
@@ -162,8 +162,8 @@ def score_round(
         raise CardError(NO_BIG_GIN, field="discard")
 
     if knocker_melds is not None:
-        knocker_melds = tuple(knocker_melds)  # read more than once
         with _input("knocker_melds"):
+            knocker_melds = knocker_melds_of(knocker_melds)
             check_knocker_melds(knocker_melds, knocker, discard)
         laid = Arrangement.of(knocker, knocker_melds)
         if big_gin and laid.deadwood:

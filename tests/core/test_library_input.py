@@ -77,6 +77,10 @@ LAYING_OFF = parse_hand("5h 9h Qs 2c 3d 4s 6c 8d Jc Kc")
         (lambda: make_card(13, 0), "no card has rank 13"),
         (lambda: make_card(0, 4), "no card has rank 0 and suit 4"),
         (lambda: report_layoffs(SET_AND_RUN, parse_hand("5h 9h Qs")), "10 cards, got 3"),
+        # one meld given bare, not in a list (an int was iterated: a TypeError)
+        (lambda: score_round(KNOCKER | parse_hand("5c"), DEFENDER, Rules(), knocker_melds=parse_hand("7h 7d 7c")),  # type: ignore[arg-type]
+         r"the knocker's melds are a list of melds, each an int like parse_hand\('7h 7d 7c'\), got \d+"),
+        (lambda: report_layoffs("7h 7d 7c", LAYING_OFF), 'a list of melds.*got "7h 7d 7c"'),  # type: ignore[arg-type]
         (lambda: report_layoffs(SET_AND_RUN, LAYING_OFF | 1 << 28), "10 cards, got 11"),
         (lambda: report_hand(ELEVEN, Rules(), upcard=999), "999 is not a card"),  # checked without Oklahoma too
         (lambda: knock_options(ELEVEN, Rules(), upcard=-1), "-1 is not a card"),
