@@ -27,9 +27,10 @@ from flask.json.provider import JSONProvider
 MOST_DIGITS = sys.int_info.default_max_str_digits
 """The most digits of a whole number read (Python's own limit on converting text to ``int``)."""
 
-_INEXACT = re.compile(rb"\d(?:[.eE]|\d{19})")
-"""Where a number may not be held exactly by orjson: a fraction, an exponent, or an integer of 20 digits or
-more (text in a string may match too, which costs only the second reading)."""
+_INEXACT = re.compile(rb"\d(?:[.eE]|\d{18})")
+"""Where a number may not be held exactly by orjson: a fraction, an exponent, or an integer of 19 digits or
+more (past 64 bits, signed or not, orjson reads a double; text in a string may match too, which costs only the
+second reading)."""
 
 
 class OrjsonProvider(JSONProvider):

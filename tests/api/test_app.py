@@ -435,6 +435,8 @@ def test_a_json_number_without_a_fraction_is_an_integer(call: Call) -> None:
      "expected at most 10, got a 1329-bit integer"),
     ("/v1/hint", HINT_TEXT + ', "knock_margin": -1e400}', "#/knock_margin",
      "expected a number within a double's range (up to about 1.8e308), got a negative 1329-bit integer"),
+    ("/v1/hint", HINT_TEXT + ', "stock_count": -9223372036854775809}', "#/stock_count",
+     "expected at least 0, got -9223372036854775809"),  # one past the signed 64-bit integers: a double to orjson
     ("/v1/hint", HINT_TEXT + ', "stock_count": ' + "9" * 400 + ".5}", "#/stock_count",
      "expected an integer, like 10, got a number of 401 digits"),
 ])
