@@ -33,6 +33,7 @@ from ..core.cards import (
 from ..core.errors import describe_value
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, resolve_rules
 from ..core.scoring import Side
+from ..json_provider import MOST_DIGITS
 
 _RANKS = "(10|[2-9ATJQKatjqk])"
 _SUITS = r"[shdcSHDC♠♥♦♣♤♡♢♧][\uFE0E\uFE0F]?"
@@ -293,6 +294,8 @@ class QueryIntegerField(ShowsInvalidValue, fields.Integer):
                 raise ValidationError(f"{error.messages[0]} (no space before it, and a \"+\" in a query string is "
                                       "one: write the number without a sign)")
             raise error
+        if (digits := len(value.lstrip("-"))) > MOST_DIGITS:  # more than Python converts
+            raise ValidationError(f"expected an integer of at most {MOST_DIGITS:,} digits, got {digits:,}")
         return super()._deserialize(value, attr, data, **kwargs)
 
 

@@ -149,6 +149,8 @@ HINT = {"hand": TEN, "phase": "draw", "upcard": "4d", "discard_pile": ["4d", "Tc
      'oklahoma: expected true or false, got "1"'),
     ("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}&knock_limit=x5", None,
      'knock_limit: expected an integer written with the digits 0-9, like 10, got "x5"'),
+    ("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}&knock_limit=-{'9' * 5000}", None,
+     "knock_limit: expected an integer of at most 4,300 digits, got 5,000"),  # it said "written with the digits"
     # a null item of a list is worded as a null field is, wherever the list is, and says what is expected
     ("POST", "/v1/games/score", {"hands": [None]}, "hands/0: may not be null: expected a JSON object"),
     ("POST", "/v1/layoffs", {"knocker_melds": [None], "defender": TEN},
