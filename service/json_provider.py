@@ -6,10 +6,10 @@ invalid JSON (400).
 
 A request body's numbers are read exactly (``load_request_body``). orjson reads every number with
 a fraction or an exponent as a double, so ``4.9999999999999999`` would be 5 and ``1e-400`` 0, and
-it refuses ``1e400``. A body that may hold such a number is read again with ``json``: a number
-with a fraction is then a ``Decimal`` (which an integer field refuses, showing it as written), and
-a whole one (``5.0``, ``1e400``) the ``int`` it is, as in JSON Schema. A whole number of more than
-4,300 digits, which Python will not convert, is invalid JSON.
+it refuses ``1e400``. A body that may hold such a number is read again with ``json``: a whole
+number within 64 bits (``5.0``, ``5e0``) is then the ``int`` it is, as in JSON Schema, and any
+other number (a fraction, or ``1e400``) a ``WrittenNumber``: a ``Decimal`` that shows itself as
+written, for the fields to refuse or take.
 """
 
 from __future__ import annotations
@@ -17,20 +17,27 @@ from __future__ import annotations
 import json
 import re
 import sys
-from decimal import Decimal
+import threading
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import orjson
 from flask import Response, current_app
 from flask.json.provider import JSONProvider
 
-MOST_DIGITS = sys.int_info.default_max_str_digits
-"""The most digits of a whole number read (Python's own limit on converting text to ``int``)."""
+from .core.rules import is_whole
 
 _INEXACT = re.compile(rb"\d(?:[.eE]|\d{18})")
 """Where a number may not be held exactly by orjson: a fraction, an exponent, or an integer of 19 digits or
 more (past 64 bits, signed or not, orjson reads a double; text in a string may match too, which costs only the
 second reading)."""
+_NUMBER = re.compile(r"(-?)0*(\d*?)\.?(\d*?)0*(?:[eE]([+-]?\d+))?")
+_WHOLE_DIGITS = 20
+"""A whole number of at most this many digits is an ``int`` (cheap to make: every 64-bit integer is one)."""
+_MOST_LEVELS = 1024
+"""orjson's limit of nesting."""
+_DEEP_PARSE = threading.Lock()
+"""Held while ``json`` reads a body with room for orjson's 1,024 levels of nesting."""
 
 
 class OrjsonProvider(JSONProvider):
@@ -57,20 +64,71 @@ def load_request_body(data: bytes) -> Any:
     except orjson.JSONDecodeError as error:
         if not error.msg.startswith("number is infinity"):
             raise
-        return _exact_loads(data)
+        return _exact_loads(data, past_orjson=True)
     return _exact_loads(data) if _INEXACT.search(data) else value
 
 
-def _exact_loads(data: bytes) -> Any:
-    """Parse UTF-8 JSON with every number exact: a whole number an ``int``, another a ``Decimal``. As strict as
-    orjson: no NaN or Infinity, no lone surrogate, no nesting Python cannot follow."""
+class WrittenNumber(Decimal):
+    """A JSON number that is no integer within 64 bits, exactly: it shows itself as it was written (``written``,
+    set once made)."""
+
+    __slots__ = ("written",)
+    written: str
+
+    def __str__(self) -> str:
+        return self.written
+
+
+def _exact_loads(data: bytes, past_orjson: bool = False) -> Any:
+    """Parse UTF-8 JSON with every number exact, no NaN or Infinity, and as deep as orjson allows; ``past_orjson``:
+    where orjson stopped at a number, check the strings after it as orjson does."""
     text = data.decode()  # orjson has checked the UTF-8 before any number
     try:
-        return _exact(json.loads(text, parse_float=Decimal, parse_int=Decimal, parse_constant=_no_constant))
+        try:
+            value = _json_loads(text)
+        except RecursionError:  # json needs a level of Python's recursion for each level of nesting
+            with _DEEP_PARSE:
+                limit = sys.getrecursionlimit()
+                sys.setrecursionlimit(limit + 1100)
+                try:
+                    value = _json_loads(text)
+                finally:
+                    sys.setrecursionlimit(limit)
+        if past_orjson:
+            _check_as_orjson(value)
+        return value
     except RecursionError:
         raise json.JSONDecodeError("the body is nested too deeply", text, 0) from None
     except _Refused as refused:
         raise json.JSONDecodeError(str(refused), text, 0) from None
+
+
+def _json_loads(text: str) -> Any:
+    return json.loads(text, parse_float=_number, parse_int=_number, parse_constant=_no_constant)
+
+
+def _number(text: str) -> int | WrittenNumber:
+    """A JSON number: an ``int`` where it is a whole number within 64 bits, else a ``WrittenNumber``."""
+    try:
+        number = Decimal(text)
+    except InvalidOperation:  # an exponent of 19 digits or more, past what a Decimal holds
+        number = _past_decimal(text)
+    if is_whole(number) and number.adjusted() < _WHOLE_DIGITS:
+        return int(number)
+    written = WrittenNumber(number)
+    written.written = text
+    return written
+
+
+def _past_decimal(text: str) -> Decimal:
+    """A number whose exponent a ``Decimal`` cannot hold: zero, or the Decimal furthest from zero (or nearest
+    it) with its sign, which compares as the number does with anything a request may hold."""
+    match = _NUMBER.fullmatch(text)
+    assert match is not None  # json has read it as a number
+    sign, whole, fraction, exponent = match.groups()
+    if not (whole + fraction).strip("0"):
+        return Decimal(0)
+    return Decimal(f"{sign}1E{'-' if exponent.startswith('-') else '+'}999999999999999999")
 
 
 class _Refused(ValueError):
@@ -81,28 +139,19 @@ def _no_constant(name: str) -> None:
     raise _Refused(f"{name} is not a JSON number")
 
 
-def _exact(value: Any) -> Any:
-    """``value`` as read by ``json`` with ``Decimal`` numbers, whole numbers made ``int``."""
-    if isinstance(value, Decimal):
-        if value != value.to_integral_value():
-            return value
-        if value.adjusted() >= MOST_DIGITS:
-            raise _Refused(f"a whole number of more than {MOST_DIGITS:,} digits")
-        return int(value)
-    if isinstance(value, str):
-        _check_text(value)
-        return value
-    if isinstance(value, list):
-        return [_exact(item) for item in value]
-    if isinstance(value, dict):
-        for key in value:
-            _check_text(key)
-        return {key: _exact(item) for key, item in value.items()}
-    return value
-
-
-def _check_text(text: str) -> None:
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        raise _Refused("a string holds a lone surrogate (\\ud800 to \\udfff without its pair)") from None
+def _check_as_orjson(value: Any) -> None:
+    """Refuse what orjson refuses and ``json`` reads: a lone surrogate (``\\ud800`` to ``\\udfff`` without its
+    pair) in a string or key, and nesting deeper than 1,024 levels."""
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            if depth == _MOST_LEVELS:
+                raise _Refused(f"the body is nested more than {_MOST_LEVELS:,} levels deep")
+            members = [*item, *item.values()] if isinstance(item, dict) else item
+            pending.extend((member, depth + 1) for member in members)
+        elif isinstance(item, str):
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                raise _Refused("a string holds a lone surrogate (\\ud800 to \\udfff without its pair)") from None

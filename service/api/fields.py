@@ -31,9 +31,8 @@ from ..core.cards import (
     split_hand_text,
 )
 from ..core.errors import describe_value
-from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, resolve_rules
+from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, is_whole, resolve_rules
 from ..core.scoring import Side
-from ..json_provider import MOST_DIGITS
 
 _RANKS = "(10|[2-9ATJQKatjqk])"
 _SUITS = r"[shdcSHDC♠♥♦♣♤♡♢♧][\uFE0E\uFE0F]?"
@@ -124,8 +123,9 @@ class CardsField(fields.Field[Hand]):
             raise self.make_error("invalid")
         if len(items) > self.sizes[-1]:  # refused by its count alone, however many of its items are faulty
             raise ValidationError(str(card_count_error(len(items), self.sizes, self.noun)))
-        if isinstance(value, list) and (not_text := {i: [_CARD_EXPECTED] for i, card in enumerate(value)
-                                                     if not isinstance(card, str) or len(card) > CARD_MAX_LENGTH}):
+        if isinstance(value, list) and (not_text := {
+                i: ["may not be null: " + _CARD_EXPECTED if card is None else _CARD_EXPECTED]
+                for i, card in enumerate(value) if not isinstance(card, str) or len(card) > CARD_MAX_LENGTH}):
             raise ValidationError(not_text)
         try:
             return parse_hand(items, self.sizes, self.noun)
@@ -252,33 +252,40 @@ class BooleanField(ShowsInvalidValue, fields.Boolean):
         return value
 
 
-_LARGEST_DOUBLE = Decimal(sys.float_info.max)
-
-
 class NumberField(ShowsInvalidValue, fields.Float):
-    """A JSON number (read exactly, as an ``int`` or a ``Decimal``), as a float: unlike marshmallow's Float, a
-    string of digits is refused, and so is a number past a double's range."""
+    """A JSON number (read exactly: an ``int``, or a ``WrittenNumber``), as a float: unlike marshmallow's Float,
+    a string of digits is refused. The validators see the number as written (200.00000000000000001 is above
+    200, and 1e400 is shown as such), before it is rounded to a double."""
 
     default_error_messages = {"invalid": "expected a number, like 20"}  # noqa: RUF012 (marshmallow reads it from the class)
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, int | Decimal):
             raise self.make_error("invalid", input=value)
-        if abs(Decimal(value)) > _LARGEST_DOUBLE:
-            raise ValidationError(f"expected a number within a double's range (up to about 1.8e308), got "
-                                  f"{describe_value(value)}")
+        for validator in self.validators:
+            validator(value)
         return super()._deserialize(value, attr, data, **kwargs)
 
 
 class IntegerField(ShowsInvalidValue, fields.Integer):
-    """A JSON integer. As in JSON Schema, a number without a fraction (``5.0``, ``1e1``) is one too (the JSON
-    provider reads it as the ``int`` it is, and a number with a fraction as a ``Decimal``); a string or a
-    boolean is not."""
+    """A JSON integer. As in JSON Schema, a number without a fraction (``5.0``, ``1e1``) is one too: the JSON
+    provider reads one within 64 bits as an ``int``, and any other number as a ``WrittenNumber``, which is
+    refused here (a whole one by the field's range, as the number it is); a string or a boolean is not."""
 
     default_error_messages = {"invalid": "expected an integer, like 10"}  # noqa: RUF012 (marshmallow reads it from the class)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> int:
+        if isinstance(value, Decimal) and is_whole(value):
+            for validator in self.validators:
+                validator(value)
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+MOST_DIGITS = sys.int_info.default_max_str_digits
+"""The most digits of an integer in a query string (Python's own limit on converting text to ``int``)."""
 
 
 class QueryIntegerField(ShowsInvalidValue, fields.Integer):
@@ -294,7 +301,7 @@ class QueryIntegerField(ShowsInvalidValue, fields.Integer):
                 raise ValidationError(f"{error.messages[0]} (no space before it, and a \"+\" in a query string is "
                                       "one: write the number without a sign)")
             raise error
-        if (digits := len(value.lstrip("-"))) > MOST_DIGITS:  # more than Python converts
+        if (digits := len(value.lstrip("-"))) > MOST_DIGITS:
             raise ValidationError(f"expected an integer of at most {MOST_DIGITS:,} digits, got {digits:,}")
         return super()._deserialize(value, attr, data, **kwargs)
 
@@ -338,7 +345,9 @@ class RulesField(fields.Field[Rules]):
             overrides = dict(value)
             preset = overrides.pop("preset", None)
             if "preset" in value and not isinstance(preset, str):
-                raise ValidationError({"preset": ["expected a preset name"]})
+                presets = f"expected one of {', '.join(PRESETS)}"
+                raise ValidationError({"preset": [f"may not be null: {presets}" if preset is None
+                                                  else f"{presets}, got {describe_value(preset)}"]})
             return load_rules(preset, overrides)
         raise self.make_error("invalid")
 

@@ -90,6 +90,8 @@ BATCH_ITEM = AnalyzeRequest()
 def batch_answer(index: int, item: Any, rules: Rules) -> render.JSON:
     """One hand of a batch: its analysis, or its own problem (pointers into the whole request)."""
     try:
+        if item is None:
+            raise ValidationError(f"may not be null: {BATCH_ITEM.error_messages['type']}")
         given_rules = not isinstance(item, dict) or "rules" in item
         args = BATCH_ITEM.load(item if given_rules else {**item, "rules": rules})
         return {"status": 200, "analysis": analyze(**args)}

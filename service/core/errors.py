@@ -37,9 +37,9 @@ def describe_value(value: object) -> str:
         return repr(value) if value.bit_length() <= 64 else f"a {sign}{value.bit_length()}-bit integer"
     if isinstance(value, float):
         return repr(value)
-    if isinstance(value, Decimal):  # a JSON number read exactly, as written
+    if isinstance(value, Decimal):  # a number read exactly (a JSON body's shows itself as written)
         text = str(value)
-        return text if len(text) <= 40 else f"a number of {len(value.as_tuple().digits):,} digits"
+        return text if len(text) <= 40 else f"a number written with {len(text):,} characters"
     if isinstance(value, str):
         return json.dumps(value if len(value) <= 40 else value[:40] + "...", ensure_ascii=False)
     if isinstance(value, list | tuple):

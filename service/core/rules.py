@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
+from decimal import Decimal
 from difflib import get_close_matches
 from types import MappingProxyType
 from typing import Any, Literal, get_args
@@ -112,8 +113,8 @@ class RuleParameter:
         if self.kind == "boolean":
             return None if isinstance(value, bool) else wrong
         if self.kind == "integer":
-            fraction = isinstance(value, float) and not value.is_integer()
-            if isinstance(value, bool) or not isinstance(value, int | float) or fraction:
+            if isinstance(value, bool) or not isinstance(value, int | float | Decimal) or (
+                    not isinstance(value, int) and not is_whole(value)):
                 return wrong
             if self.minimum is not None and value < self.minimum:
                 return f"expected at least {self.minimum}, got {describe_value(value)}"
@@ -121,6 +122,18 @@ class RuleParameter:
                 return f"expected at most {self.maximum}, got {describe_value(value)}"
             return None if isinstance(value, int) else wrong
         return None if value in self.choices else wrong
+
+
+def is_whole(number: float | Decimal) -> bool:
+    """Whether a number is finite with no fraction (a ``Decimal`` by its digits: it may be far past its
+    context)."""
+    if isinstance(number, float):
+        return number.is_integer()
+    try:
+        return number.is_finite() and number == number.to_integral_value()
+    except ArithmeticError:  # past the context's exponents: read the digits
+        _, digits, exponent = number.as_tuple()
+        return isinstance(exponent, int) and (exponent >= 0 or not any(digits[exponent:]))
 
 
 RULE_PARAMETERS: tuple[RuleParameter, ...] = (

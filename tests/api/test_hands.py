@@ -169,7 +169,10 @@ def test_a_rule_fault_is_worded_alike_in_a_query_and_a_body(call: Call, query: s
         ({"hand": TEN, "rules": {"knock_limit": 11}}, "#/rules/knock_limit", "at most 10"),
         ({"hand": TEN, "rules": {"knock_limit": True}}, "#/rules/knock_limit", "expected an integer"),
         ({"hand": TEN, "rules": {"colour": 1}}, "#/rules/colour", "unknown rule parameter"),
-        ({"hand": TEN, "rules": {"preset": None}}, "#/rules/preset", "expected a preset name"),
+        ({"hand": TEN, "rules": {"preset": None}}, "#/rules/preset",
+         "may not be null: expected one of standard, hoyle, online, traditional, gra, oklahoma, partnership"),
+        ({"hand": TEN, "rules": {"preset": 5}}, "#/rules/preset",
+         "expected one of standard, hoyle, online, traditional, gra, oklahoma, partnership, got 5"),
         ({"hand": TEN, "rules": "tournament"}, "#/rules", 'unknown preset "tournament"'),
         ({"hand": TEN, "rules": {"preset": "tournament"}}, "#/rules/preset", 'unknown preset "tournament"'),
         ({"hand": TEN + " " * 230}, "#/hand", "expected at most 256 characters"),  # the spec's maxLength
@@ -376,6 +379,12 @@ def test_a_card_and_a_hand_at_their_documented_maximum_length_are_read(call: Cal
 def test_ten_cards_with_one_point_of_deadwood_are_no_gin(call: Call) -> None:
     answer = call("POST", "/v1/hands/analyze", json={"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd Ac"}).get_json()
     assert (answer["deadwood"], answer["gin"], answer["can_knock"]) == (1, False, True)
+
+
+def test_a_null_batch_item_says_what_is_expected(call: Call) -> None:
+    [result] = call("POST", "/v1/hands/analyze/batch", json={"hands": [None]}).get_json()["results"]
+    assert result["problem"]["errors"] == [{"pointer": "#/hands/0", "detail": 'may not be null: expected a JSON '
+                                            'object like {"hand": "As 2s 3s ..."}'}]
 
 
 def test_a_batch_items_null_rules_are_refused_as_everywhere_else(call: Call) -> None:

@@ -365,7 +365,7 @@ def test_the_longest_time_budget_is_taken(call: Call) -> None:
         ({"stock_count": -1}, "#/stock_count", "expected at least 0, got -1"),
         ({"stock_count": "29"}, "#/stock_count", "expected an integer"),  # a JSON integer, not a string of digits
         # beyond 64 bits: a whole number, out of range
-        ({"stock_count": 1e30}, "#/stock_count", "expected at most 31, got a 100-bit integer"),
+        ({"stock_count": 1e30}, "#/stock_count", "expected at most 31, got 1e+30"),
         ({"stock_count": 29.5}, "#/stock_count", "expected an integer"),
         ({"opponent_discards": []}, "#/opponent_discards", "give its discards, oldest first"),
         # one opponent turn: at most one card taken from the pile, and at most one discard of ours
