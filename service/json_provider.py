@@ -31,7 +31,6 @@ _INEXACT = re.compile(rb"\d(?:[.eE]|\d{18})")
 """Where a number may not be held exactly by orjson: a fraction, an exponent, or an integer of 19 digits or
 more (past 64 bits, signed or not, orjson reads a double; text in a string may match too, which costs only the
 second reading)."""
-_NUMBER = re.compile(r"(-?)0*(\d*?)\.?(\d*?)0*(?:[eE]([+-]?\d+))?")
 _WHOLE_DIGITS = 20
 """A whole number of at most this many digits is an ``int`` (cheap to make: every 64-bit integer is one)."""
 _MOST_LEVELS = 1024
@@ -123,12 +122,10 @@ def _number(text: str) -> int | WrittenNumber:
 def _past_decimal(text: str) -> Decimal:
     """A number whose exponent a ``Decimal`` cannot hold: zero, or the Decimal furthest from zero (or nearest
     it) with its sign, which compares as the number does with anything a request may hold."""
-    match = _NUMBER.fullmatch(text)
-    assert match is not None  # json has read it as a number
-    sign, whole, fraction, exponent = match.groups()
-    if not (whole + fraction).strip("0"):
+    if not re.split("[eE]", text)[0].strip("-0."):
         return Decimal(0)
-    return Decimal(f"{sign}1E{'-' if exponent.startswith('-') else '+'}999999999999999999")
+    sign = "-" if text.startswith("-") else ""
+    return Decimal(f"{sign}1E{'-' if '-' in text[1:] else '+'}999999999999999999")  # the exponent's sign
 
 
 class _Refused(ValueError):
