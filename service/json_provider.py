@@ -33,8 +33,8 @@ more (past 64 bits, signed or not, orjson reads a double; text in a string may m
 second reading)."""
 _WHOLE_DIGITS = 20
 """A whole number of at most this many digits is an ``int`` (cheap to make: every 64-bit integer is one)."""
-_MOST_LEVELS = 1024
-"""orjson's limit of nesting."""
+_NUMBER = re.compile(rb"((?:^|[\[:,])\s*)(-?\d[\d.eE+-]*)")
+"""A number where a value may start (text in a string may match too: made 0, it stays a string)."""
 _DEEP_PARSE = threading.Lock()
 """Held while ``json`` reads a body with room for orjson's 1,024 levels of nesting."""
 
@@ -63,7 +63,9 @@ def load_request_body(data: bytes) -> Any:
     except orjson.JSONDecodeError as error:
         if not error.msg.startswith("number is infinity"):
             raise
-        return _exact_loads(data, past_orjson=True)
+        # Past the number where orjson stopped, it checks the rest with every number made 0, at the same places.
+        orjson.loads(_NUMBER.sub(lambda number: number[1] + b"0".ljust(len(number[2])), data))
+        return _exact_loads(data)
     return _exact_loads(data) if _INEXACT.search(data) else value
 
 
@@ -78,32 +80,23 @@ class WrittenNumber(Decimal):
         return self.written
 
 
-def _exact_loads(data: bytes, past_orjson: bool = False) -> Any:
-    """Parse UTF-8 JSON with every number exact, no NaN or Infinity, and as deep as orjson allows; ``past_orjson``:
-    where orjson stopped at a number, check the strings after it as orjson does."""
-    text = data.decode()  # orjson has checked the UTF-8 before any number
+def _exact_loads(data: bytes) -> Any:
+    """Parse UTF-8 JSON that orjson has checked, with every number exact."""
+    text = data.decode()
     try:
-        try:
-            value = _json_loads(text)
-        except RecursionError:  # json needs a level of Python's recursion for each level of nesting
-            with _DEEP_PARSE:
-                limit = sys.getrecursionlimit()
-                sys.setrecursionlimit(limit + 1100)
-                try:
-                    value = _json_loads(text)
-                finally:
-                    sys.setrecursionlimit(limit)
-        if past_orjson:
-            _check_as_orjson(value)
-        return value
-    except RecursionError:
-        raise json.JSONDecodeError("the body is nested too deeply", text, 0) from None
-    except _Refused as refused:
-        raise json.JSONDecodeError(str(refused), text, 0) from None
+        return _json_loads(text)
+    except RecursionError:  # json needs a level of Python's recursion for each of orjson's 1,024 levels
+        with _DEEP_PARSE:
+            limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(limit + 1100)
+            try:
+                return _json_loads(text)
+            finally:
+                sys.setrecursionlimit(limit)
 
 
 def _json_loads(text: str) -> Any:
-    return json.loads(text, parse_float=_number, parse_int=_number, parse_constant=_no_constant)
+    return json.loads(text, parse_float=_number, parse_int=_number)
 
 
 def _number(text: str) -> int | WrittenNumber:
@@ -126,29 +119,3 @@ def _past_decimal(text: str) -> Decimal:
         return Decimal(0)
     sign = "-" if text.startswith("-") else ""
     return Decimal(f"{sign}1E{'-' if '-' in text[1:] else '+'}999999999999999999")  # the exponent's sign
-
-
-class _Refused(ValueError):
-    """What JSON text orjson refuses but ``json`` reads."""
-
-
-def _no_constant(name: str) -> None:
-    raise _Refused(f"{name} is not a JSON number")
-
-
-def _check_as_orjson(value: Any) -> None:
-    """Refuse what orjson refuses and ``json`` reads: a lone surrogate (``\\ud800`` to ``\\udfff`` without its
-    pair) in a string or key, and nesting deeper than 1,024 levels."""
-    pending = [(value, 0)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, dict | list):
-            if depth == _MOST_LEVELS:
-                raise _Refused(f"the body is nested more than {_MOST_LEVELS:,} levels deep")
-            members = [*item, *item.values()] if isinstance(item, dict) else item
-            pending.extend((member, depth + 1) for member in members)
-        elif isinstance(item, str):
-            try:
-                item.encode()
-            except UnicodeEncodeError:
-                raise _Refused("a string holds a lone surrogate (\\ud800 to \\udfff without its pair)") from None
