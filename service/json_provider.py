@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import threading
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -31,12 +30,13 @@ _INEXACT = re.compile(rb"\d(?:[.eE]|\d{18})")
 """Where a number may not be held exactly by orjson: a fraction, an exponent, or an integer of 19 digits or
 more (past 64 bits, signed or not, orjson reads a double; text in a string may match too, which costs only the
 second reading)."""
-_WHOLE_DIGITS = 20
-"""A whole number of at most this many digits is an ``int`` (cheap to make: every 64-bit integer is one)."""
+_LEAST_INT, _PAST_INT = -(2**63), 2**64
+"""A whole number from the least signed 64-bit integer up to the greatest unsigned one is an ``int``."""
 _NUMBER = re.compile(rb"((?:^|[\[:,])\s*)(-?\d[\d.eE+-]*)")
 """A number where a value may start (text in a string may match too: made 0, it stays a string)."""
-_DEEP_PARSE = threading.Lock()
-"""Held while ``json`` reads a body with room for orjson's 1,024 levels of nesting."""
+if sys.version_info < (3, 12):  # json takes a level of Python's recursion for each level of nesting
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 2200))  # room for orjson's 1,024 levels, set once: lowered
+    # again while another thread is deeper than the lower limit, Python 3.11 aborts the process
 
 
 class OrjsonProvider(JSONProvider):
@@ -70,11 +70,17 @@ def load_request_body(data: bytes) -> Any:
 
 
 class WrittenNumber(Decimal):
-    """A JSON number that is no integer within 64 bits, exactly: it shows itself as it was written (``written``,
-    set once made)."""
+    """A JSON number that is no integer within 64 bits, exactly: it shows itself as it was written."""
 
     __slots__ = ("written",)
     written: str
+
+    @classmethod
+    def of(cls, value: Decimal, written: str) -> WrittenNumber:
+        """``value``, read from the text ``written``."""
+        number = cls(value)
+        number.written = written
+        return number
 
     def __str__(self) -> str:
         return self.written
@@ -82,21 +88,12 @@ class WrittenNumber(Decimal):
 
 def _exact_loads(data: bytes) -> Any:
     """Parse UTF-8 JSON that orjson has checked, with every number exact."""
-    text = data.decode()
-    try:
-        return _json_loads(text)
-    except RecursionError:  # json needs a level of Python's recursion for each of orjson's 1,024 levels
-        with _DEEP_PARSE:
-            limit = sys.getrecursionlimit()
-            sys.setrecursionlimit(limit + 1100)
-            try:
-                return _json_loads(text)
-            finally:
-                sys.setrecursionlimit(limit)
+    return json.loads(data.decode(), parse_float=_number, parse_int=_integer)
 
 
-def _json_loads(text: str) -> Any:
-    return json.loads(text, parse_float=_number, parse_int=_number)
+def _integer(text: str) -> int | WrittenNumber:
+    """A JSON number without a fraction or an exponent (up to 18 digits, surely within 64 bits: at once)."""
+    return int(text) if len(text) < 19 else _number(text)
 
 
 def _number(text: str) -> int | WrittenNumber:
@@ -105,11 +102,9 @@ def _number(text: str) -> int | WrittenNumber:
         number = Decimal(text)
     except InvalidOperation:  # an exponent of 19 digits or more, past what a Decimal holds
         number = _past_decimal(text)
-    if is_whole(number) and number.adjusted() < _WHOLE_DIGITS:
+    if is_whole(number) and _LEAST_INT <= number < _PAST_INT:
         return int(number)
-    written = WrittenNumber(number)
-    written.written = text
-    return written
+    return WrittenNumber.of(number, text)
 
 
 def _past_decimal(text: str) -> Decimal:

@@ -255,9 +255,9 @@ class Parser(FlaskParser):
     """webargs' Flask parser with stricter edges. A JSON body not sent as JSON, compressed, or declared
     in a charset other than UTF-8 is a 415; a body over the endpoint's size limit a 413, chunked or
     not (its view class names the limit's setting in ``max_body_config``, else
-    ``MAX_CONTENT_LENGTH`` applies); the JSON is read with the app's provider (orjson), and a query string
-    beside it is refused, as is a body beside a GET's query. A query parameter that takes one value is
-    refused when given twice (webargs would keep the first)."""
+    ``MAX_CONTENT_LENGTH`` applies); the JSON is read by ``load_request_body`` (orjson, its numbers
+    exactly), and a query string beside it is refused, as is a body beside a GET's query. A query
+    parameter that takes one value is refused when given twice (webargs would keep the first)."""
 
     def load_querystring(self, req: Request, schema: Schema) -> Any:
         """The query parameters, each single-valued one given at most once; a body beside them on a GET is

@@ -30,7 +30,7 @@ from ..core.cards import (
     parse_hand,
     split_hand_text,
 )
-from ..core.errors import describe_value
+from ..core.errors import describe_value, may_not_be_null
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, is_whole, resolve_rules
 from ..core.scoring import Side
 
@@ -124,7 +124,7 @@ class CardsField(fields.Field[Hand]):
         if len(items) > self.sizes[-1]:  # refused by its count alone, however many of its items are faulty
             raise ValidationError(str(card_count_error(len(items), self.sizes, self.noun)))
         if isinstance(value, list) and (not_text := {
-                i: ["may not be null: " + _CARD_EXPECTED if card is None else _CARD_EXPECTED]
+                i: [may_not_be_null(_CARD_EXPECTED) if card is None else _CARD_EXPECTED]
                 for i, card in enumerate(value) if not isinstance(card, str) or len(card) > CARD_MAX_LENGTH}):
             raise ValidationError(not_text)
         try:
@@ -252,6 +252,13 @@ class BooleanField(ShowsInvalidValue, fields.Boolean):
         return value
 
 
+def _validate_as_read(field: fields.Field[Any], number: int | Decimal) -> None:
+    """Run ``field``'s validators (which raise) on a number as read, before it is made a float or refused as no
+    integer: a range then shows the number as written."""
+    for validator in field.validators:
+        validator(number)
+
+
 class NumberField(ShowsInvalidValue, fields.Float):
     """A JSON number (read exactly: an ``int``, or a ``WrittenNumber``), as a float: unlike marshmallow's Float,
     a string of digits is refused. The validators see the number as written (200.00000000000000001 is above
@@ -262,8 +269,7 @@ class NumberField(ShowsInvalidValue, fields.Float):
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, int | Decimal):
             raise self.make_error("invalid", input=value)
-        for validator in self.validators:
-            validator(value)
+        _validate_as_read(self, value)
         return super()._deserialize(value, attr, data, **kwargs)
 
 
@@ -279,13 +285,8 @@ class IntegerField(ShowsInvalidValue, fields.Integer):
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> int:
         if isinstance(value, Decimal) and is_whole(value):
-            for validator in self.validators:
-                validator(value)
+            _validate_as_read(self, value)
         return super()._deserialize(value, attr, data, **kwargs)
-
-
-MOST_DIGITS = sys.int_info.default_max_str_digits
-"""The most digits of an integer in a query string (Python's own limit on converting text to ``int``)."""
 
 
 class QueryIntegerField(ShowsInvalidValue, fields.Integer):
@@ -301,8 +302,9 @@ class QueryIntegerField(ShowsInvalidValue, fields.Integer):
                 raise ValidationError(f"{error.messages[0]} (no space before it, and a \"+\" in a query string is "
                                       "one: write the number without a sign)")
             raise error
-        if (digits := len(value.lstrip("-"))) > MOST_DIGITS:
-            raise ValidationError(f"expected an integer of at most {MOST_DIGITS:,} digits, got {digits:,}")
+        most = sys.get_int_max_str_digits()  # Python's own limit on converting text to int (0: none)
+        if most and (digits := len(value.lstrip("-"))) > most:
+            raise ValidationError(f"expected an integer of at most {most:,} digits, got {digits:,}")
         return super()._deserialize(value, attr, data, **kwargs)
 
 
@@ -346,7 +348,7 @@ class RulesField(fields.Field[Rules]):
             preset = overrides.pop("preset", None)
             if "preset" in value and not isinstance(preset, str):
                 presets = f"expected one of {', '.join(PRESETS)}"
-                raise ValidationError({"preset": [f"may not be null: {presets}" if preset is None
+                raise ValidationError({"preset": [may_not_be_null(presets) if preset is None
                                                   else f"{presets}, got {describe_value(preset)}"]})
             return load_rules(preset, overrides)
         raise self.make_error("invalid")

@@ -10,6 +10,7 @@ from marshmallow import RAISE, ValidationError
 
 from .. import observability
 from ..core.cards import Card, Hand, parse_hand
+from ..core.errors import may_not_be_null
 from ..core.knocks import report_hand
 from ..core.rules import Rules, resolve_rules
 from ..errors import invalid_input, validation_messages
@@ -91,7 +92,7 @@ def batch_answer(index: int, item: Any, rules: Rules) -> render.JSON:
     """One hand of a batch: its analysis, or its own problem (pointers into the whole request)."""
     try:
         if item is None:
-            raise ValidationError(f"may not be null: {BATCH_ITEM.error_messages['type']}")
+            raise ValidationError(may_not_be_null(BATCH_ITEM.error_messages["type"]))
         given_rules = not isinstance(item, dict) or "rules" in item
         args = BATCH_ITEM.load(item if given_rules else {**item, "rules": rules})
         return {"status": 200, "analysis": analyze(**args)}

@@ -14,6 +14,7 @@ from typing import Any, get_args
 from marshmallow import Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
 
 from ..core.cards import Card, CardError, Hand, format_card, hand_cards, lowest_card, parse_card
+from ..core.errors import may_not_be_null
 from ..core.hints import (
     DEFAULT_CONFIG,
     FULL_STOCK,
@@ -204,7 +205,7 @@ def _null_message(field: fields.Field[Any]) -> str:
     expected = (f"expected one of {', '.join(map(str, choices))}" if choices is not None
                 else "expected a JSON object" if isinstance(field, fields.Nested)
                 else field.error_messages.get("invalid"))
-    return f"may not be null: {expected}" if isinstance(expected, str) and expected.startswith("expected") \
+    return may_not_be_null(expected) if isinstance(expected, str) and expected.startswith("expected") \
         else "may not be null"
 
 

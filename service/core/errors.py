@@ -25,6 +25,11 @@ class FieldError(GinError):
         self.index = index
 
 
+def may_not_be_null(expected: str) -> str:
+    """The fault of a null given where a value is required: ``expected`` says what is wanted instead."""
+    return f"may not be null: {expected}"
+
+
 def describe_value(value: object) -> str:
     """A short, bounded description of a value given for a parameter (it may be anything a client
     sent, so never its full ``repr``)."""

@@ -120,7 +120,7 @@ from .cards import (
     iter_cards,
 )
 from .errors import FieldError, describe_value
-from .knocks import KnockOption, can_finish, knock_limit, knock_options, score_doubled
+from .knocks import KnockOption, can_finish, is_big_gin, knock_limit, knock_options, score_doubled
 from .layoffs import best_defence
 from .melds import Arrangement, Meld, best_arrangement, min_deadwood
 from .rules import Rules, check_rules
@@ -588,7 +588,7 @@ def _finishing_moves(hand: Hand, state: GameState, rules: Rules, taken: Card | N
     """The knocks, gins (one per allowed discard) and big gin of an eleven-card ``hand``, ``taken`` being the
     card it took from the pile (which Game Colony's stock-end offer lets it knock with)."""
     actions = [_finish_action(option) for option in knock_options(hand, knock_rules(state, rules), state.upcard, taken)]
-    if rules.big_gin_bonus is not None and min_deadwood(hand) == 0:
+    if is_big_gin(hand, rules):
         actions.append(Action("big_gin"))
     return actions
 

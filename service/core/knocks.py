@@ -53,10 +53,14 @@ class KnockOption:
         return self.arrangements[0]
 
 
+def is_big_gin(hand: Hand, rules: Rules) -> bool:
+    """Whether an 11-card hand is big gin under rules that score it."""
+    return rules.big_gin_bonus is not None and min_deadwood(hand) == 0
+
+
 def can_finish(hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None) -> bool:
     """Whether an 11-card hand may end the hand now: a legal knock or gin, or big gin where the rules score it."""
-    return (rules.big_gin_bonus is not None and min_deadwood(hand) == 0) or bool(
-        knock_options(hand, rules, upcard, drawn_from_discard))
+    return is_big_gin(hand, rules) or bool(knock_options(hand, rules, upcard, drawn_from_discard))
 
 
 def check_discard(hand: Hand, card: Card, rules: Rules, drawn_from_discard: Card | None) -> None:

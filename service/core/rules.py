@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 from .cards import Card
-from .errors import FieldError, describe_value
+from .errors import FieldError, describe_value, may_not_be_null
 
 OklahomaAce = Literal["gin_only", "one"]
 Shutout = Literal["double_bonus", "double_score", "none"]
@@ -108,7 +108,7 @@ class RuleParameter:
     def problem(self, value: object) -> str | None:
         """What is wrong with a value for this parameter, or None when it is within its type and range."""
         if value is None:
-            return None if self.nullable else f"may not be null: {self.expected}"
+            return None if self.nullable else may_not_be_null(self.expected)
         wrong = f"{self.expected}, got {describe_value(value)}"
         if self.kind == "boolean":
             return None if isinstance(value, bool) else wrong

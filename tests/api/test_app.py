@@ -464,12 +464,6 @@ def test_a_json_number_is_read_exactly(call: Call, url: str, body: str, pointer:
     assert problem["errors"] == [{"pointer": pointer, "detail": detail}]
 
 
-def test_a_fraction_read_exactly_is_taken_as_a_float_where_a_number_is_expected(call: Call) -> None:
-    answers = [call("POST", "/v1/hint", data=f'{HINT_TEXT}, "knock_margin": {margin}}}',
-                    content_type="application/json").get_json() for margin in ("2.5", "25e-1", "0.25e1")]
-    assert "action" in answers[0] and all(answer == answers[0] for answer in answers)
-
-
 def test_an_optional_card_may_be_null(call: Call) -> None:
     """``null`` is the same as leaving an optional card out, on every endpoint that takes one."""
     analyzed = call("POST", "/v1/hands/analyze", json={"hand": TEN}).get_json()

@@ -1,0 +1,56 @@
+"""A request body's numbers, read exactly (``service.json_provider.load_request_body``)."""
+
+from __future__ import annotations
+
+import sys
+from decimal import Decimal
+
+import pytest
+from marshmallow import ValidationError
+
+from service.api.fields import IntegerField, NumberField, Range
+from service.json_provider import WrittenNumber, load_request_body
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("18446744073709551615", 2**64 - 1), ("-9223372036854775808", -(2**63)), ("5.0", 5), ("500e-2", 5),
+    ("-0.0", 0), ("0e99999999999999999999", 0),
+])
+def test_a_whole_number_within_64_bits_is_an_int(text: str, number: int) -> None:
+    read = load_request_body(f"[{text}]".encode())[0]
+    assert type(read) is int and read == number
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("18446744073709551616", Decimal(2**64)), ("-9223372036854775809", Decimal(-(2**63) - 1)),
+    ("99999999999999999999", Decimal(10**20 - 1)),  # 20 digits, past 64 bits: was an int, shown by its bits
+    ("0.0000001", Decimal("1e-7")), ("4.9999999999999999", Decimal("4.9999999999999999")),
+    ("1e400", Decimal("1e400")),
+])
+def test_any_other_number_is_a_written_number_shown_as_written(text: str, number: Decimal) -> None:
+    read = load_request_body(f"[{text}]".encode())[0]
+    assert isinstance(read, WrittenNumber) and read == number and str(read) == text
+
+
+def test_a_deep_body_with_a_fraction_is_read_without_changing_the_recursion_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lowered again while another thread was deeper than the lower limit, Python 3.11 aborted the process (a
+    gthread worker reading two such bodies at once): the limit is set once, when the module is imported."""
+    def refuse(limit: int) -> None:
+        raise AssertionError(f"the recursion limit was set to {limit} while reading a body")
+
+    monkeypatch.setattr(sys, "setrecursionlimit", refuse)
+    body = b"[1.5, " + b"[" * 1023 + b"]" * 1023 + b"]"  # orjson's 1,024 levels
+    assert load_request_body(body)[0] == Decimal("1.5")
+
+
+def test_a_number_field_takes_a_fraction_as_the_float_nearest_it() -> None:
+    field = NumberField(validate=Range(0, 200))
+    for text in ("2.5", "25e-1", "0.25e1"):
+        number = field.deserialize(load_request_body(text.encode()))
+        assert type(number) is float and number == 2.5
+
+
+def test_an_integer_field_checks_a_whole_number_past_64_bits_against_its_range_as_written() -> None:
+    with pytest.raises(ValidationError, match="expected at most 31, got 1e400"):
+        IntegerField(validate=Range(0, 31)).deserialize(load_request_body(b"1e400"))
