@@ -77,7 +77,17 @@ def hand_text_pattern(least: int, most: int) -> str:
 _CARD_EXPECTED = f"expected a card as a string of at most {CARD_MAX_LENGTH} characters, like 'As'"
 
 
-class CardField(fields.Field[Card]):
+class ShowsInvalidValue(fields.Field[Any]):
+    """Mixed in before a marshmallow field: its ``invalid`` message also shows the value given, as the
+    core shows one (``describe_value``: quoted, and cut short if long)."""
+
+    def make_error(self, key: str, **kwargs: Any) -> ValidationError:
+        if key == "invalid" and "input" in kwargs:
+            return ValidationError(f"{self.error_messages['invalid']}, got {describe_value(kwargs['input'])}")
+        return super().make_error(key, **kwargs)
+
+
+class CardField(ShowsInvalidValue, fields.Field[Card]):
     """One card, as a string like ``As``, ``10h`` or ``T♥``."""
 
     default_error_messages = {"invalid": _CARD_EXPECTED}  # noqa: RUF012 (marshmallow reads it from the class)
@@ -87,14 +97,19 @@ class CardField(fields.Field[Card]):
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Card:
         if not isinstance(value, str) or len(value) > CARD_MAX_LENGTH:
-            raise self.make_error("invalid")
+            raise self.make_error("invalid", input=value)
         try:
             return parse_card(value)
         except CardError as error:
             raise ValidationError(str(error)) from None
 
 
-class CardsField(fields.Field[Hand]):
+def _not_a_card(given: object) -> str:
+    """The fault of a list item that is no card's name."""
+    return may_not_be_null(_CARD_EXPECTED) if given is None else f"{_CARD_EXPECTED}, got {describe_value(given)}"
+
+
+class CardsField(ShowsInvalidValue, fields.Field[Hand]):
     """Distinct cards as a list (``["As", "2s"]``) or one string (``"As 2s"``), loaded as a hand."""
 
     default_error_messages = {"invalid": 'expected a list of cards like ["As", "2s"] or a string like "As 2s"'}  # noqa: RUF012 (marshmallow reads it from the class)
@@ -120,12 +135,11 @@ class CardsField(fields.Field[Hand]):
         elif isinstance(value, list):
             items = value
         else:
-            raise self.make_error("invalid")
+            raise self.make_error("invalid", input=value)
         if len(items) > self.sizes[-1]:  # refused by its count alone, however many of its items are faulty
             raise ValidationError(str(card_count_error(len(items), self.sizes, self.noun)))
-        if isinstance(value, list) and (not_text := {
-                i: [may_not_be_null(_CARD_EXPECTED) if card is None else _CARD_EXPECTED]
-                for i, card in enumerate(value) if not isinstance(card, str) or len(card) > CARD_MAX_LENGTH}):
+        if isinstance(value, list) and (not_text := {i: [_not_a_card(card)] for i, card in enumerate(value)
+                                                     if not isinstance(card, str) or len(card) > CARD_MAX_LENGTH}):
             raise ValidationError(not_text)
         try:
             return parse_hand(items, self.sizes, self.noun)
@@ -229,16 +243,6 @@ class Length(validate.Length):
     def _format_error(self, value: Any, message: str) -> str:
         return (self.error or message).format(input=value, length=len(value), min=self.min, max=self.max,
                                               equal=self.equal)
-
-
-class ShowsInvalidValue(fields.Field[Any]):
-    """Mixed in before a marshmallow field: its ``invalid`` message also shows the value given, as the
-    core shows one (``describe_value``: quoted, and cut short if long)."""
-
-    def make_error(self, key: str, **kwargs: Any) -> ValidationError:
-        if key == "invalid" and "input" in kwargs:
-            return ValidationError(f"{self.error_messages['invalid']}, got {describe_value(kwargs['input'])}")
-        return super().make_error(key, **kwargs)
 
 
 class BooleanField(ShowsInvalidValue, fields.Boolean):

@@ -154,6 +154,11 @@ HINT = {"hand": TEN, "phase": "draw", "upcard": "4d", "discard_pile": ["4d", "Tc
     ("POST", "/v1/games/score", {"hands": [None]}, "hands/0: may not be null: expected a JSON object"),
     ("POST", "/v1/hands/analyze", {"hand": [None, "As"]},
      "hand/0: may not be null: expected a card as a string of at most 16 characters, like 'As'"),
+    # a card or cards of the wrong type are shown, as any other value is
+    ("POST", "/v1/hands/analyze", {"hand": [5, "As"]},
+     "hand/0: expected a card as a string of at most 16 characters, like 'As', got 5"),
+    ("POST", "/v1/hands/analyze", {"hand": {"As": 1}},
+     'hand: expected a list of cards like ["As", "2s"] or a string like "As 2s", got an object'),
     ("POST", "/v1/layoffs", {"knocker_melds": [None], "defender": TEN},
      'knocker_melds/0: may not be null: expected a list of cards like ["As", "2s"] or a string like "As 2s"'),
     ("POST", "/v1/hint", {**HINT, "opponent_discards": ["Tc", None]},
@@ -512,7 +517,7 @@ UNKNOWN_CARD = "unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit
 
 
 @pytest.mark.parametrize(("url", "body", "errors"), [
-    ("/v1/hands/analyze", {"hand": TEN, "upcard": 5}, [{"pointer": "#/upcard", "detail": CARD_EXPECTED}]),
+    ("/v1/hands/analyze", {"hand": TEN, "upcard": 5}, [{"pointer": "#/upcard", "detail": CARD_EXPECTED + ", got 5"}]),
     ("/v1/hands/analyze", {"hand": TEN, "rules": {"oklahoma": 1.5, "shutout": 0.0}},  # 0.0 is the integer 0
      [{"pointer": "#/rules/oklahoma", "detail": "expected true or false, got 1.5"},
       {"pointer": "#/rules/shutout", "detail": "expected one of double_bonus, double_score, none, got 0"}]),
