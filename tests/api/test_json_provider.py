@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import sys
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from marshmallow import ValidationError
 
 from service.api.fields import IntegerField, NumberField, Range
@@ -54,3 +56,42 @@ def test_a_number_field_takes_a_fraction_as_the_float_nearest_it() -> None:
 def test_an_integer_field_checks_a_whole_number_past_64_bits_against_its_range_as_written() -> None:
     with pytest.raises(ValidationError, match="expected at most 31, got 1e400"):
         IntegerField(validate=Range(0, 31)).deserialize(load_request_body(b"1e400"))
+
+
+_DIGITS = st.text("0123456789", min_size=1, max_size=25)
+BOUNDARIES = ["18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
+              "99999999999999999999", "1.8446744073709551616e19", "18446744073709551615.0", "-0", "0e-5"]
+"""Numbers at the edges of 64 bits, where an int ends and a WrittenNumber begins."""
+NUMBER_TEXT = st.builds(
+    lambda sign, whole, fraction, exponent: f"{sign}{whole.lstrip('0') or '0'}{fraction}{exponent}",
+    st.sampled_from(["", "-"]), _DIGITS,
+    st.one_of(st.just(""), _DIGITS.map(lambda digits: "." + digits)),
+    st.one_of(st.just(""), st.builds(lambda e, sign, digits: f"{e}{sign}{digits}", st.sampled_from("eE"),
+                                     st.sampled_from(["", "+", "-"]), st.text("0123456789", min_size=1, max_size=4)),
+              st.sampled_from(["e400", "e-400", "e99999999999999999999", "E-99999999999999999999"])),
+)
+"""JSON numbers written every way the grammar allows: long digits, fractions, exponents small and past a Decimal's."""
+NUMBERS = st.one_of(NUMBER_TEXT, st.sampled_from(BOUNDARIES))
+
+
+@given(st.lists(NUMBERS, min_size=1, max_size=8), st.sampled_from(["", '"x,1.5", ']))
+@example(["1e5"], "")  # each alone in its body: nothing else to make the body read again
+@example(["4e-400"], "")
+@example(["18446744073709551616"], "")
+@example(["-9223372036854775809"], "")
+def test_every_number_is_read_as_the_number_written(numbers: list[str], padding: str) -> None:
+    """Against ``json`` with every number a ``Decimal``: an ``int`` exactly where the number is whole and within
+    64 bits, else a WrittenNumber that shows the text; a string that looks like a number stays a string."""
+    read = load_request_body(f"[{padding}{', '.join(numbers)}]".encode())
+    assert read[:len(read) - len(numbers)] == (["x,1.5"] if padding else [])
+    for text, number in zip(numbers, read[len(read) - len(numbers):], strict=True):
+        try:
+            exact = Decimal(text)
+        except InvalidOperation:  # an exponent past a Decimal's: only its sign and the mantissa's zeros matter
+            assert isinstance(number, WrittenNumber | int) and str(number) == (text if number else "0")
+            continue
+        whole = exact == exact.to_integral_value() if exact.adjusted() < 100 else True
+        if whole and -(2**63) <= exact < 2**64:
+            assert type(number) is int and number == exact
+        else:
+            assert isinstance(number, WrittenNumber) and number == exact and str(number) == text
