@@ -103,7 +103,9 @@ class RuleParameter:
         """What a value of this parameter is, as its errors say."""
         if self.kind == "boolean":
             return "expected true or false"
-        return "expected an integer" if self.kind == "integer" else f"expected one of {', '.join(self.choices)}"
+        if self.kind == "integer":
+            return f"expected an integer from {self.minimum:,} to {self.maximum:,}"
+        return f"expected one of {', '.join(self.choices)}"
 
     def problem(self, value: object) -> str | None:
         """What is wrong with a value for this parameter, or None when it is within its type and range."""

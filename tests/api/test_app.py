@@ -171,7 +171,7 @@ HINT = {"hand": TEN, "phase": "draw", "upcard": "4d", "discard_pile": ["4d", "Tc
     ("POST", "/v1/hands/analyze", {"hand": TEN, "rules": None},
      "rules: may not be null: expected a preset name or an object of rule parameters"),
     ("POST", "/v1/hands/analyze", {"hand": TEN, "rules": {"knock_limit": None}},
-     "rules/knock_limit: may not be null: expected an integer"),
+     "rules/knock_limit: may not be null: expected an integer from 0 to 10"),
     ("POST", "/v1/hands/analyze", {"hand": TEN, "rules": {"shutout": None}},
      "rules/shutout: may not be null: expected one of double_bonus, double_score, none"),
 ])
@@ -421,7 +421,7 @@ def test_a_json_number_without_a_fraction_is_an_integer(call: Call) -> None:
                         f'"{round_["defender"]}", "rules": {{"knock_limit": {written}}}}}',
                         content_type="application/json")
         assert response.status_code == 200 and response.get_json() == plain
-    for value, detail in ((2.5, "expected an integer, got 2.5"), (1e30, "expected at most 10, got 1e+30")):
+    for value, detail in ((2.5, "expected an integer from 0 to 10, got 2.5"), (1e30, "expected at most 10, got 1e+30")):
         problem = _problem(call("POST", "/v1/rounds/score", json={**round_, "rules": {"knock_limit": value}}), 422)
         assert problem["errors"] == [{"pointer": "#/rules/knock_limit", "detail": detail}]
     game = call("POST", "/v1/games/score", json={"hands": [{"winner": 0.0, "points": 25.0}]}).get_json()
@@ -431,11 +431,11 @@ def test_a_json_number_without_a_fraction_is_an_integer(call: Call) -> None:
 @pytest.mark.parametrize(("url", "body", "pointer", "detail"), [
     # a double would read these as whole numbers: 5, 0 and 1
     ("/v1/rounds/score", ROUND_TEXT + ', "rules": {"knock_limit": 4.9999999999999999}}', "#/rules/knock_limit",
-     "expected an integer, got 4.9999999999999999"),
+     "expected an integer from 0 to 10, got 4.9999999999999999"),
     ("/v1/rounds/score", ROUND_TEXT + ', "rules": {"knock_limit": 1e-400}}', "#/rules/knock_limit",
-     "expected an integer, got 1e-400"),
+     "expected an integer from 0 to 10, got 1e-400"),
     ("/v1/rounds/score", ROUND_TEXT + ', "rules": {"knock_limit": 1e-9999999999999999999}}', "#/rules/knock_limit",
-     "expected an integer, got 1e-9999999999999999999"),  # an exponent past a Decimal's
+     "expected an integer from 0 to 10, got 1e-9999999999999999999"),  # an exponent past a Decimal's
     ("/v1/games/score", '{"hands": [{"winner": 0.99999999999999999, "points": 25}]}', "#/hands/0/winner",
      "expected 0 or 1 (the player or team that won the hand) or null (a drawn hand), got 0.99999999999999999"),
     ("/v1/hint", HINT_TEXT + ', "seed": 7.0000000000000001}', "#/seed", "expected an integer, like 10, got "
@@ -595,7 +595,7 @@ def test_a_rule_value_nested_1000_deep_is_a_422_on_every_operation(call: Call, p
     """Found by a hostile-input audit: the rule's message printed the value and overflowed the stack (a 500)."""
     response = call("POST", path, data=f'{{"rules": {{"knock_limit": {DEEP_LIST}}}}}', content_type="application/json")
     errors = _problem(response, 422)["errors"]
-    assert {"pointer": "#/rules/knock_limit", "detail": "expected an integer, got a list"} in errors
+    assert {"pointer": "#/rules/knock_limit", "detail": "expected an integer from 0 to 10, got a list"} in errors
 
 
 def test_a_batch_item_with_a_deeply_nested_rule_gets_its_own_problem(call: Call) -> None:
@@ -612,7 +612,7 @@ def test_every_bad_rule_parameter_is_named_at_once(call: Call) -> None:
     rules = {"shutout": "bad", "knock_limit": 10.5, "target": 0}
     body = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "rules": rules}), 422)
     assert body["errors"] == [
-        {"pointer": "#/rules/knock_limit", "detail": "expected an integer, got 10.5"},
+        {"pointer": "#/rules/knock_limit", "detail": "expected an integer from 0 to 10, got 10.5"},
         {"pointer": "#/rules/target", "detail": "expected at least 1, got 0"},
         {"pointer": "#/rules/shutout", "detail": 'expected one of double_bonus, double_score, none, got "bad"'},
     ]

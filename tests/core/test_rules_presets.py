@@ -40,6 +40,15 @@ def test_every_parameter_is_described_once() -> None:
     assert all(p.description for p in RULE_PARAMETERS)
 
 
+@pytest.mark.parametrize("parameter", RULE_PARAMETERS, ids=lambda p: p.name)
+def test_a_value_of_the_wrong_type_is_told_what_the_parameter_takes(parameter: RuleParameter) -> None:
+    """Each parameter's error names its kind, and an integer's its range."""
+    message = parameter.problem([])
+    assert message is not None and message.startswith("expected ") and message.endswith(", got a list")
+    if parameter.kind == "integer":
+        assert f" from {parameter.minimum:,} to {parameter.maximum:,}," in message
+
+
 @pytest.mark.parametrize(
     ("preset", "expected"),
     [
@@ -84,6 +93,7 @@ def test_overrides_apply_on_top_of_a_preset() -> None:
         (None, {"knock_limit": -1}, "knock_limit", "at least 0"),
         (None, {"knock_limit": True}, "knock_limit", "integer"),
         (None, {"knock_limit": "5"}, "knock_limit", "integer"),
+        (None, {"target": "x"}, "target", 'target: expected an integer from 1 to 10,000, got "x"'),
         (None, {"oklahoma": 1}, "oklahoma", "true or false"),
         (None, {"shutout": "triple"}, "shutout", "one of"),
         (None, {"gin_bonus": None}, "gin_bonus", "null"),
@@ -104,12 +114,12 @@ def test_big_gin_may_be_switched_off() -> None:
     ("values", "field", "fragment"),
     [
         ({"knock_limit": 50}, "knock_limit", "at most 10"),
-        ({"knock_limit": "x"}, "knock_limit", 'expected an integer, got "x"'),
-        ({"knock_limit": 10.5}, "knock_limit", "expected an integer, got 10.5"),
+        ({"knock_limit": "x"}, "knock_limit", 'expected an integer from 0 to 10, got "x"'),
+        ({"knock_limit": 10.5}, "knock_limit", "expected an integer from 0 to 10, got 10.5"),
         ({"knock_limit": 10**400}, "knock_limit", "expected at most 10, got a 1329-bit integer"),
-        ({"knock_limit": [[[]]]}, "knock_limit", "expected an integer, got a list"),
+        ({"knock_limit": [[[]]]}, "knock_limit", "expected an integer from 0 to 10, got a list"),
         ({"shutout": "x" * 10_000}, "shutout", 'got "x{40}..."$'),
-        ({"knock_limit": 5.0}, "knock_limit", "expected an integer, got 5.0"),  # the library takes ints only
+        ({"knock_limit": 5.0}, "knock_limit", "expected an integer from 0 to 10, got 5.0"),  # ints only
         ({"knock_limit": 1e30}, "knock_limit", r"expected at most 10, got 1e\+30"),
         ({"shutout": "bogus"}, "shutout", "expected one of"),
         ({"oklahoma": 1}, "oklahoma", "true or false"),
@@ -128,7 +138,7 @@ def test_a_value_nested_past_the_recursion_limit_is_described_not_printed() -> N
     value: object = []
     for _ in range(5_000):
         value = [value]
-    with pytest.raises(RulesError, match=r"knock_limit: expected an integer, got a list$"):
+    with pytest.raises(RulesError, match=r"knock_limit: expected an integer from 0 to 10, got a list$"):
         resolve_rules(None, {"knock_limit": value})
 
 
