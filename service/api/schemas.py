@@ -659,7 +659,8 @@ class Layoff(Schema):
     card = _card("The defender's card laid off.")
     meld_index = fields.Integer(required=True, metadata={
         "description": "Index into the knocker's melds as the same answer lists them: `knocker_melds` of a layoffs "
-        "answer, `knocker.melds` of a round's score (where runs that touch are joined)."})
+        "answer, `knocker.melds` of a round's score (the request's `knocker_melds` as given, else the best layout, "
+        "where runs that touch are joined)."})
 
 
 class LayoffsResult(Schema):
@@ -701,7 +702,8 @@ class RoundScore(Schema):
         "description": "The knocker's discard, as given with 11 cards; null for a 10-card knocker and for big "
         "gin."})
     knocker = fields.Nested(Arrangement, required=True, metadata={
-        "description": "The knocker's melds as laid out (runs that touch joined) and its deadwood."})
+        "description": "The knocker's melds as laid out (as given in `knocker_melds`, else the best layout with runs "
+        "that touch joined) and its deadwood."})
     defender = fields.Nested(Defender, required=True, metadata={
         "description": "The defender's best melds and layoffs, and its deadwood."})
 

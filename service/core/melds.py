@@ -304,13 +304,14 @@ class Arrangement:
         return total
 
     @classmethod
-    def of(cls, hand: Hand, melds: Iterable[Meld]) -> Arrangement:
-        """The arrangement of ``hand`` that lays out ``melds`` (runs that touch are joined)."""
+    def of(cls, hand: Hand, melds: Iterable[Meld], *, join_runs: bool = True) -> Arrangement:
+        """The arrangement of ``hand`` that lays out ``melds``, runs that touch joined unless ``join_runs`` is
+        false (melds a player laid out, kept as laid)."""
         melds = tuple(melds)
         melded = 0
         for meld in melds:
             melded |= meld
-        return cls(merge_runs(melds), hand & ~melded)
+        return cls(merge_runs(melds) if join_runs else melds, hand & ~melded)
 
     def __repr__(self) -> str:
         shown = [" ".join(format_card(c) for c in display_order(m)) for m in self.melds]

@@ -165,7 +165,7 @@ def score_round(
         with _input("knocker_melds"):
             knocker_melds = knocker_melds_of(knocker_melds)
             check_knocker_melds(knocker_melds, knocker, discard)
-        laid = Arrangement.of(knocker, knocker_melds)
+        laid = Arrangement.of(knocker, knocker_melds, join_runs=False)
         if big_gin and laid.deadwood:
             raise IllegalKnockError(laid.deadwood, 0, f"an 11-card knocker without a discard is big gin, which needs "
                                     f"all 11 cards melded, but these melds leave {laid.deadwood} deadwood: give the "

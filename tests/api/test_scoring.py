@@ -351,6 +351,20 @@ def test_layoffs_echo_the_knockers_melds_in_the_given_order(call: Call) -> None:
     assert answer["layoffs"] == [{"card": "9h", "meld_index": 1}]
 
 
+def test_a_round_keeps_the_knockers_melds_as_given_so_layoffs_point_into_them_as_in_a_layoffs_answer(
+        call: Call) -> None:
+    melds = [["7h", "8h", "9h"], ["4h", "5h", "6h"]]  # touching runs, given apart
+    defender = "Th 3h 8s 9s Ts 4d 4c 9d Tc Qc"
+    layoffs = call("POST", "/v1/layoffs", json={"knocker_melds": melds, "defender": defender}).get_json()
+    round_ = call("POST", "/v1/rounds/score", json={
+        "knocker": "4h 5h 6h 7h 8h 9h Ac Ad 2c 3c", "defender": defender, "knocker_melds": melds}).get_json()
+    assert round_["knocker"]["melds"] == layoffs["knocker_melds"] == melds
+    assert round_["defender"]["layoffs"] == layoffs["layoffs"] == [
+        {"card": "Th", "meld_index": 0}, {"card": "3h", "meld_index": 1}]
+    best = call("POST", "/v1/rounds/score", json={"knocker": "4h 5h 6h 7h 8h 9h Ac Ad 2c 3c", "defender": defender})
+    assert ["4h", "5h", "6h", "7h", "8h", "9h"] in best.get_json()["knocker"]["melds"]  # laid out: joined
+
+
 def test_possible_layoffs_include_the_ones_the_best_defence_does_not_make(call: Call) -> None:
     answer = call("POST", "/v1/layoffs", json={"knocker_melds": [["6h", "7h", "8h"]],
                                                 "defender": "9h 9s 9d 2c 3c 4c Kd 5s Jd Qs"}).get_json()
