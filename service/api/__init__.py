@@ -13,6 +13,7 @@ import functools
 import json
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 import flask_smorest
 from apispec import APISpec, BasePlugin
@@ -36,9 +37,9 @@ PRECONDITION_FAILED = ("If-Match names no tag of this answer: its ETag, {etag}, 
 PRECONDITION_FAILED_RESPONSE = "PreconditionFailed"
 ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
     # name: (description, example)
-    "BadRequest": ("The body is not valid JSON, or the query string's bytes are not UTF-8; or a request line or "
-                   "header that gunicorn cannot read, such as a raw byte past ASCII (answered by gunicorn before the "
-                   "application runs, without a request id).", problem_body(
+    "BadRequest": ("The body is not valid JSON, or the query string's bytes, raw or %-escaped, are not UTF-8; or a "
+                   "request line or header that gunicorn cannot read, such as a raw byte past ASCII (answered by "
+                   "gunicorn before the application runs, without a request id).", problem_body(
         400, "the request body is not valid JSON: unexpected end of data (line 1, column 2)")),
     "ContentTooLarge": ("The body is over the size limit: 64 KiB, or 2 MiB for a batch (settings "
                    "`GIN_MAX_BODY_BYTES`, `GIN_BATCH_MAX_BODY_BYTES`).", problem_body(
@@ -266,7 +267,7 @@ class Parser(FlaskParser):
             raise ValidationError(f"a {req.method} takes its input in the query string and reads no body; "
                                   "a JSON body goes with POST")
         query = req.environ.get("QUERY_STRING", "")
-        if not query.isascii():
+        if not query.isascii() or "%" in query:
             _refuse_undecodable(query)
         proxy = super().load_querystring(req, schema)
         repeated = {key: [f"given {len(values)} times: expected one value"] for key, values in req.args.lists()
@@ -314,14 +315,21 @@ class Parser(FlaskParser):
 
 
 def _refuse_undecodable(query: str) -> None:
-    """A 400 for a query string whose raw bytes are not UTF-8 (Werkzeug would fail on them with a 500); gunicorn
-    refuses any raw byte past ASCII in the request line itself, other servers pass them on."""
+    """A 400 for a query string whose bytes are not UTF-8: raw (Werkzeug would fail on them with a 500; gunicorn
+    refuses any raw byte past ASCII in the request line itself, other servers pass them on), or percent-escaped
+    (Werkzeug would keep the escape as text, to be read as a card or a parameter's name)."""
     raw = query.encode("latin-1")  # how WSGI hands the bytes over (PEP 3333)
     try:
         raw.decode()
     except UnicodeDecodeError as bad:
         raise BadRequest(f"byte 0x{raw[bad.start]:02x} of the query string is not UTF-8: percent-encode the "
                          "parameters' values (as %XX escapes of their UTF-8 bytes)") from None
+    unescaped = unquote_to_bytes(raw)
+    try:
+        unescaped.decode()
+    except UnicodeDecodeError as bad:
+        raise BadRequest(f"the escape %{unescaped[bad.start]:02X} of the query string does not decode as UTF-8: "
+                         "escape the UTF-8 bytes of the parameters' values (é is %C3%A9)") from None
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
