@@ -127,15 +127,11 @@ class RuleParameter:
 
 
 def is_whole(number: float | Decimal) -> bool:
-    """Whether a number is finite with no fraction (a ``Decimal`` by its digits: it may be far past its
-    context)."""
+    """Whether a number is finite with no fraction (a ``Decimal`` exactly, however far past its context's
+    exponents: ``to_integral_value`` does not round to the context)."""
     if isinstance(number, float):
         return number.is_integer()
-    try:
-        return number.is_finite() and number == number.to_integral_value()
-    except ArithmeticError:  # past the context's exponents: read the digits
-        _, digits, exponent = number.as_tuple()
-        return isinstance(exponent, int) and (exponent >= 0 or not any(digits[exponent:]))
+    return number.is_finite() and number == number.to_integral_value()
 
 
 RULE_PARAMETERS: tuple[RuleParameter, ...] = (

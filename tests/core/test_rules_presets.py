@@ -2,6 +2,7 @@
 
 import dataclasses
 import random
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from service.core import (
     score_round,
     unused_parameters,
 )
+from service.core.rules import is_whole
 
 
 def test_defaults_are_the_documented_ones() -> None:
@@ -38,6 +40,16 @@ def test_every_parameter_is_described_once() -> None:
     names = [p.name for p in RULE_PARAMETERS]
     assert sorted(names) == sorted(f.name for f in dataclasses.fields(Rules))
     assert all(p.description for p in RULE_PARAMETERS)
+
+
+@pytest.mark.parametrize(("number", "whole"), [
+    (5.0, True), (5.5, False), (float("inf"), False), (Decimal("500E-2"), True), (Decimal("4.9999999999999999"), False),
+    (Decimal("1E+999999999999999999"), True), (Decimal("-1E+999999999999999999"), True),
+    (Decimal("1.5E-999999999999999999"), False), (Decimal("0E-999999999999999999"), True),
+    (Decimal("Infinity"), False), (Decimal("NaN"), False), (Decimal("sNaN"), False),
+])
+def test_a_number_is_whole_exactly_even_far_past_a_decimals_context(number: float | Decimal, whole: bool) -> None:
+    assert is_whole(number) is whole
 
 
 @pytest.mark.parametrize("parameter", RULE_PARAMETERS, ids=lambda p: p.name)
