@@ -222,7 +222,7 @@ def _metrics_files_locked(directory: Path, *, exclusive: bool) -> Iterator[bool]
     """Hold the metrics directory's lock, and say whether it is held: shared while a scrape reads the files (it
     waits for it), exclusive while dead workers' files are archived (a scrape would otherwise count them twice,
     or miss one deleted after it listed them). The exclusive lock is only tried: the master never waits on a
-    scrape, nor on itself (gunicorn 23 reaps workers inside its signal handler)."""
+    scrape, nor on itself (gunicorn reaps workers inside its signal handler, as 27 still does)."""
     with open(directory / FILES_LOCK, "a") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB if exclusive else fcntl.LOCK_SH)
@@ -339,7 +339,7 @@ def when_ready(server: Any) -> None:
     else:
         _created_metrics_dir = tempfile.mkdtemp(prefix="gin-metrics-")
         os.environ[MULTIPROC_ENV] = _created_metrics_dir
-    # Imported now, the variable set, rather than in child_exit: gunicorn 23 could run that hook again inside
+    # Imported now, the variable set, rather than in child_exit: gunicorn (27 too) could run that hook again inside
     # itself, mid-import, on a second worker's exit.
     import prometheus_client.multiprocess  # noqa: F401
 

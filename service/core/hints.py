@@ -675,7 +675,6 @@ class _Context:
     held: dict[Card, float] = field(default_factory=dict)
     cache: dict[Hand, int] = field(default_factory=dict)
     drops: dict[int, tuple[int, Card]] = field(default_factory=dict)
-    second: dict[Hand, float] = field(default_factory=dict)
     threats: list[_Threat] = field(default_factory=list)
     defences: dict[int, tuple[float, float]] = field(default_factory=dict)
     defenders: dict[tuple[tuple[Meld, ...], Hand], int] = field(default_factory=dict)
@@ -755,16 +754,12 @@ class _Context:
         and keeping it in place of the card whose removal leaves the least deadwood; a card that
         neither melds nor lowers the deadwood is thrown back.
         """
-        found = self.second.get(hand)
-        if found is not None:
-            return found
         hold = self.lookahead(hand)[0]
         total = 0.0
         for card, weight, out in self.replaced_by_draws(hand):
             after = hold if out is None else min(hold, self.lookahead((hand | 1 << card) & ~(1 << out))[0])
             total += weight * after
-        found = self.second[hand] = total
-        return found
+        return total
 
     def replaced_by_draws(self, hand: Hand) -> Iterator[tuple[Card, float, Card | None]]:
         """Each stock card that may be drawn to the ten cards ``hand``, its weight, and the card of the hand

@@ -32,9 +32,14 @@ def knock_limit(rules: Rules, upcard: Card | None = None) -> int:
     return value
 
 
+def may_double(rules: Rules) -> bool:
+    """Whether a hand's score may be doubled: Oklahoma with ``oklahoma_spades_double``, on a spade upcard."""
+    return rules.oklahoma and rules.oklahoma_spades_double
+
+
 def score_doubled(rules: Rules, upcard: Card | None) -> bool:
-    """Whether the hand's score is doubled: Oklahoma with a spade upcard (``oklahoma_spades_double``)."""
-    return rules.oklahoma and rules.oklahoma_spades_double and upcard is not None and card_suit(upcard) == SPADES
+    """Whether the hand's score is doubled: ``may_double`` and a spade upcard."""
+    return may_double(rules) and upcard is not None and card_suit(upcard) == SPADES
 
 
 @dataclass(frozen=True)

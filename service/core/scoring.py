@@ -9,7 +9,7 @@ from typing import Literal
 
 from .cards import Card, CardError, Hand, check_card, check_hand, format_card, hand_size, lowest_card
 from .errors import FieldError, GinError, describe_value
-from .knocks import check_discard, knock_limit, score_doubled
+from .knocks import check_discard, knock_limit, may_double, score_doubled
 from .layoffs import DefenderResult, best_defence, check_knocker_melds, knocker_melds_of
 from .melds import Arrangement, arrangements_within, best_arrangement, min_deadwood
 from .rules import Rules, check_rules
@@ -306,11 +306,6 @@ MOST_DEADWOOD = 98
 of a rank nor in a row (Ts Js Ks Th Jh Kh Qd Qc 9d 9c)."""
 
 
-def _may_double(rules: Rules) -> bool:
-    """Whether a hand's score may be doubled: Oklahoma with a spade upcard."""
-    return rules.oklahoma and rules.oklahoma_spades_double
-
-
 def _best_hand(rules: Rules) -> tuple[int, str]:
     """The most points one hand can score under ``rules``, and how: gin or big gin (the larger bonus) against a
     defender holding ``MOST_DEADWOOD``, or an undercut of a knock at the limit by a defender with no deadwood (no
@@ -323,7 +318,7 @@ def _best_hand(rules: Rules) -> tuple[int, str]:
     if limit and rules.undercut_bonus + limit > points:
         points, how = (rules.undercut_bonus + limit,
                        f"an undercut ({rules.undercut_bonus}) of a knock at the limit ({limit}) by a melded hand")
-    if _may_double(rules):
+    if may_double(rules):
         return 2 * points, f"{how}, doubled by a spade upcard"
     return points, how
 

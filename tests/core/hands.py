@@ -1,4 +1,5 @@
-"""Hands for the core tests: seeded random families and hypothesis strategies."""
+"""Hands for the core tests: seeded random families and hypothesis strategies, and the reference's reading of
+engine values."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 
 from service.core.cards import ALL_CARDS, Card, Hand, card_rank, card_suit, hand_from_cards
 from service.core.melds import Arrangement
+from service.core.rules import Rules
 
 from . import reference as ref
 
@@ -46,3 +48,11 @@ def hands(pool: str = "deck", min_size: int = 0, max_size: int = 11) -> st.Searc
 def as_reference(arrangement: Arrangement) -> ref.RefArrangement:
     """An engine arrangement as the reference sees it: a set of melds of (rank, suit) cards."""
     return frozenset(ref.from_bits(meld) for meld in arrangement.melds)
+
+
+def reference_limit(rules: Rules, upcard: Card | None) -> int:
+    """The knock limit by the reference: Oklahoma's from the upcard, else the rules' own."""
+    if not rules.oklahoma:
+        return rules.knock_limit
+    assert upcard is not None
+    return ref.oklahoma_limit(ref.from_card(upcard), rules.oklahoma_ace == "gin_only")

@@ -40,6 +40,12 @@ def from_bits(hand: int) -> RefHand:
     return frozenset(cards)
 
 
+def from_card(card: int) -> RefCard:
+    """The reference card of an engine card (bit ``suit * 16 + rank - 1``)."""
+    (only,) = from_bits(1 << card)
+    return only
+
+
 def to_bits(cards: Iterable[RefCard]) -> int:
     """The engine bitmask of reference cards."""
     return sum(1 << (suit * 16 + rank - 1) for rank, suit in set(cards))

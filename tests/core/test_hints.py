@@ -63,6 +63,7 @@ from service.core.rules import Rules, resolve_rules
 from service.core.scoring import score_round
 
 from . import reference as ref
+from .hands import reference_limit
 
 # The presets that differ in play, the eleven-card deal (no upcard) with and without the pile card thrown
 # straight back, and the stock-end discard offered to knock with, GRA or not (a stock end of 6 ends more random
@@ -78,15 +79,6 @@ FAST = EngineConfig(samples=8)
 def cards(text: str) -> tuple[Card, ...]:
     """Cards from space-separated text, in order."""
     return tuple(parse_card(t) for t in text.split())
-
-
-def reference_limit(state: GameState, rules: Rules) -> int:
-    """The knock limit straight from the rules notes."""
-    if not rules.oklahoma:
-        return rules.knock_limit
-    assert state.upcard is not None
-    value = card_value(state.upcard)
-    return 0 if value == 1 and rules.oklahoma_ace == "gin_only" else value
 
 
 def is_legal(state: GameState, rules: Rules, action: Action) -> bool:
@@ -125,7 +117,7 @@ def is_legal(state: GameState, rules: Rules, action: Action) -> bool:
         return not only_to_knock
     if action.type == "gin":
         return rest == 0
-    return action.type == "knock" and 0 < rest <= reference_limit(state, rules)
+    return action.type == "knock" and 0 < rest <= reference_limit(rules, state.upcard)
 
 
 def every_move(state: GameState) -> Iterator[Action]:
@@ -315,7 +307,7 @@ def test_discards_are_scored_after_one_or_two_draws(index: int, plain: bool) -> 
     state, rules = STATES[index]
     unseen = [c for c in ALL_CARDS if c not in state.hand + state.discard_pile + state.opponent_hand_known]
     hand = hand_from_cards(state.hand)
-    limit = None if plain else reference_limit(state, rules)
+    limit = None if plain else reference_limit(rules, state.upcard)
     config = EngineConfig(samples=0)
     if plain:
         config = replace(config, knock_range_slope=1.0, high_deadwood_slope=1.0)
@@ -335,11 +327,12 @@ def test_a_draw_is_scored_with_the_best_discard_after_it_even_an_ace() -> None:
     unseen = [c for c in ALL_CARDS if c not in state.hand + state.discard_pile]
     hand = hand_from_cards(state.hand)
     advice = hint(state, Rules(), config=EngineConfig(samples=0, second_draw_margin=-1.0))
+    limit = reference_limit(Rules(), state.upcard)
     for alternative in advice.alternatives:
         if alternative.action.type == "discard":
             assert alternative.action.card is not None
             kept = hand & ~card_bit(alternative.action.card)
-            assert -alternative.evaluation == pytest.approx(one_draw(kept, unseen, reference_limit(state, Rules())))
+            assert -alternative.evaluation == pytest.approx(one_draw(kept, unseen, limit))
 
 
 def test_only_discards_close_to_the_best_are_scored_again() -> None:
@@ -1311,12 +1304,6 @@ def states_with_the_opponents_hand(count: int, seed: int) -> Iterator[tuple[Game
 MODEL_STATES = list(states_with_the_opponents_hand(24, seed=5))
 
 
-def can_knock_after_drawing(hand: Hand, card: Card, limit: int) -> bool:
-    """Reference: some discard from ``hand`` plus ``card`` leaves at most ``limit`` deadwood."""
-    drawn = hand | card_bit(card)
-    return any(min_deadwood(drawn & ~card_bit(x)) <= limit for x in ALL_CARDS if drawn >> x & 1)
-
-
 @pytest.mark.parametrize("index", range(len(MODEL_STATES)))
 def test_the_opponent_model_is_exact_when_the_whole_hand_is_known(index: int) -> None:
     state, rules, opponent = MODEL_STATES[index]
@@ -1327,8 +1314,8 @@ def test_the_opponent_model_is_exact_when_the_whole_hand_is_known(index: int) ->
              and any(m >> c & 1 for m in find_melds(opponent | card_bit(c)))}
     assert {c for c, chance in model.meld_chance.items() if chance} == joins
     assert set(model.meld_chance.values()) <= {1.0}
-    limit = reference_limit(state, rules)
-    knocks = sum(can_knock_after_drawing(opponent, c, limit) for c in stock)
+    limit = reference_limit(rules, state.upcard)
+    knocks = sum(least_after_draw(opponent, c) <= limit for c in stock)
     assert model.knock_next == pytest.approx(knocks / len(stock))
 
 

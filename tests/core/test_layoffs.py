@@ -51,7 +51,7 @@ def check_defence(result: DefenderResult, knocker_melds: list[Hand], defender: H
         assert ref.is_meld(ref.from_bits(meld)) and not meld & used
         used |= meld
     for layoff in result.layoffs:
-        (card,) = ref.from_bits(1 << layoff.card)
+        card = ref.from_card(layoff.card)
         assert not used >> layoff.card & 1
         assert layoff.meld_index in ref.layoff_targets(card, table), f"{layoff} not playable now"
         table[layoff.meld_index] = table[layoff.meld_index] | {card}
@@ -78,7 +78,7 @@ def test_possible_layoffs_match_reference(pool: str, count: int, seed: int) -> N
         found = possible_layoffs(knocker_melds, defender)
         assert len(found) == len(set(found))
         _, moves = ref.layoff_search([ref.from_bits(m) for m in knocker_melds], ref.from_bits(defender))
-        assert {(next(iter(ref.from_bits(1 << lay.card))), lay.meld_index) for lay in found} == moves
+        assert {(ref.from_card(lay.card), lay.meld_index) for lay in found} == moves
 
 
 def melds_of(*texts: str) -> list[Hand]:

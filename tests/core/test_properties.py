@@ -98,7 +98,7 @@ def test_a_card_that_extends_or_completes_a_meld_never_raises_deadwood(hand: Han
     extends = any(ref.is_meld(ref.from_bits(meld | 1 << card)) for meld in arrangement.melds)
     # completing a meld with deadwood cards: the largest value of deadwood it could meld with
     dead = ref.from_bits(arrangement.deadwood_cards)
-    (new,) = ref.from_bits(1 << card)
+    new = ref.from_card(card)
     completed = [group for group in ref.melds(dead | {new}) if new in group]
     if extends:
         assert min_deadwood(grown) <= min_deadwood(hand)

@@ -28,7 +28,7 @@ from service.core.rules import Rules
 from service.core.scoring import IllegalKnockError, score_round
 
 from . import reference as ref
-from .hands import POOLS, as_reference
+from .hands import POOLS, as_reference, reference_limit
 
 TRADITIONAL = Rules(gin_bonus=20, undercut_bonus=10, big_gin_bonus=None, box_bonus=20)
 RULE_SETS = [Rules(), TRADITIONAL, Rules(undercut_on_tie=False, undercut_bonus=0, gin_bonus=31)]
@@ -101,13 +101,13 @@ def test_knock_options_match_reference(seed: int) -> None:
         expected = ref.drawn_hand(ref.from_bits(hand))
         taken = ref.from_bits(0 if drawn is None else 1 << drawn)
         allowed = {card for card, (least, _) in expected.items() if least <= rules.knock_limit and card not in taken}
-        assert {next(iter(ref.from_bits(1 << o.card))) for o in options} == allowed
+        assert {ref.from_card(o.card) for o in options} == allowed
         big_gin = ref.is_big_gin(ref.from_bits(hand))
         assert can_finish(hand, rules, drawn_from_discard=drawn) == (bool(allowed) or big_gin)
         no_big_gin = dataclasses.replace(rules, big_gin_bonus=None)
         assert can_finish(hand, no_big_gin, drawn_from_discard=drawn) == bool(allowed)
         for option in options:
-            (card,) = ref.from_bits(1 << option.card)
+            card = ref.from_card(option.card)
             assert option.deadwood == expected[card][0] and option.gin == (option.deadwood == 0)
             assert as_reference(option.arrangement) in expected[card][1]
 
@@ -414,18 +414,6 @@ ROUND_RULES = [
 LOW = [c for c in ALL_CARDS if card_rank(c) <= 6]  # A-7
 
 
-def reference_card(card: Card) -> ref.RefCard:
-    (card_as_pair,) = ref.from_bits(1 << card)
-    return card_as_pair
-
-
-def reference_limit(rules: Rules, upcard: Card | None) -> int:
-    """The knock limit by the reference: Oklahoma's from the upcard, else the rules' own."""
-    if upcard is None:
-        return rules.knock_limit
-    return ref.oklahoma_limit(reference_card(upcard), rules.oklahoma_ace == "gin_only")
-
-
 @st.composite
 def cards_with_melds(draw: st.DrawFn, count: int, taken: frozenset[Card], pool: list[Card]) -> frozenset[Card]:
     """``count`` cards not in ``taken``: up to eight tries at a run or set that fits, the rest from ``pool``."""
@@ -451,7 +439,7 @@ def drawn_knocks(draw: st.DrawFn) -> tuple[Rules, Hand, Hand, Card | None, Card 
     upcard = draw(st.sampled_from([c for c in ALL_CARDS if c not in knocker | defender])) if rules.oklahoma else None
     limit = reference_limit(rules, upcard)
     by_discard = ref.drawn_hand(ref.from_bits(hand_from_cards(knocker)))
-    discards: list[Card | None] = [c for c in sorted(knocker) if by_discard[reference_card(c)][0] <= limit]
+    discards: list[Card | None] = [c for c in sorted(knocker) if by_discard[ref.from_card(c)][0] <= limit]
     if rules.big_gin_bonus is not None and ref.is_big_gin(ref.from_bits(hand_from_cards(knocker))):
         discards.append(None)
     assume(discards)
@@ -482,7 +470,7 @@ def test_round_scores_match_the_reference_under_every_variant(
     result = score_round(knocker, defender, rules, upcard=upcard, discard=discard)
     kept = knocker if discard is None else knocker & ~(1 << discard)
     limit = reference_limit(rules, upcard)
-    doubled = upcard is not None and rules.oklahoma_spades_double and reference_card(upcard)[1] == 0  # a spade
+    doubled = upcard is not None and rules.oklahoma_spades_double and ref.from_card(upcard)[1] == 0  # a spade
     expected = ref.round_score(
         ref.from_bits(kept), ref.from_bits(defender), limit, rules.gin_bonus, rules.big_gin_bonus,
         rules.undercut_bonus, rules.undercut_on_tie, doubled, rules.oklahoma and rules.oklahoma_extra_boxes,
