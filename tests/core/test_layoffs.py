@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from service.core.cards import ALL_CARDS, FULL_DECK, CardError, Hand, hand_from_cards, parse_card, parse_hand
 from service.core.layoffs import (
@@ -17,7 +19,7 @@ from service.core.layoffs import (
 )
 
 from . import reference as ref
-from .hands import POOLS
+from .hands import POOLS, hands
 
 
 def knock_deals(pool: str, count: int, seed: int) -> list[tuple[list[Hand], Hand]]:
@@ -79,6 +81,31 @@ def test_possible_layoffs_match_reference(pool: str, count: int, seed: int) -> N
         assert len(found) == len(set(found))
         _, moves = ref.layoff_search([ref.from_bits(m) for m in knocker_melds], ref.from_bits(defender))
         assert {(ref.from_card(lay.card), lay.meld_index) for lay in found} == moves
+
+
+@st.composite
+def knocks(draw: st.DrawFn) -> tuple[list[Hand], Hand]:
+    """Knocker melds packed from a hand of one pool, and 0-10 other cards for the defender, from the same pool
+    (touching the melds often) or the whole deck."""
+    pool = draw(st.sampled_from(sorted(POOLS)))
+    packings = [p for p in ref.packings(ref.from_bits(draw(hands(pool, min_size=3)))) if p]
+    assume(packings)
+    melds = [ref.to_bits(meld) for meld in draw(st.sampled_from(packings))]
+    used = sum(melds)
+    rest = [c for c in draw(st.sampled_from([POOLS[pool], ALL_CARDS])) if not used >> c & 1]
+    return melds, hand_from_cards(draw(st.sets(st.sampled_from(rest), max_size=10)))
+
+
+@settings(max_examples=300, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(knocks())
+def test_the_defence_and_every_layoff_match_the_reference_for_any_melds(knock: tuple[list[Hand], Hand]) -> None:
+    knocker_melds, defender = knock
+    table, defender_cards = [ref.from_bits(m) for m in knocker_melds], ref.from_bits(defender)
+    result = best_defence(knocker_melds, defender)
+    check_defence(result, knocker_melds, defender)
+    assert result.deadwood == ref.defender_deadwood(table, defender_cards)
+    _, moves = ref.layoff_search(table, defender_cards)
+    assert {(ref.from_card(lay.card), lay.meld_index) for lay in possible_layoffs(knocker_melds, defender)} == moves
 
 
 def melds_of(*texts: str) -> list[Hand]:
