@@ -19,8 +19,8 @@ from service.core.cards import Card, Hand, format_hand
 from service.core.rules import Rules
 
 
-def _hand_only(hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None
-               ) -> dict[str, Any]:
+def _hand_only(hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None,
+               taken_at_stock_end: bool = False) -> dict[str, Any]:
     return {"hand": format_hand(hand), "deadwood": 0}
 
 

@@ -28,10 +28,11 @@ blp = Blueprint("hands", __name__, url_prefix="/v1/hands",
 
 
 def analyze(
-    hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None
+    hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None,
+    taken_at_stock_end: bool = False,
 ) -> render.JSON:
     """The analysis of a 10-card hand, or of an 11-card hand over every discard."""
-    return render.hand_report(report_hand(hand, rules, upcard, drawn_from_discard))
+    return render.hand_report(report_hand(hand, rules, upcard, drawn_from_discard, taken_at_stock_end))
 
 
 def analyzed(args: dict[str, Any]) -> Response:

@@ -45,4 +45,4 @@ class ScoreRound(MethodView):
         return jsonify(render.round_score(score_round(
             args["knocker"], args["defender"], args["rules"], knocker_melds=args.get("knocker_melds"),
             upcard=args.get("upcard"), discard=args.get("discard"),
-            drawn_from_discard=args.get("drawn_from_discard"))))
+            drawn_from_discard=args.get("drawn_from_discard"), taken_at_stock_end=args["taken_at_stock_end"])))

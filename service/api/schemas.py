@@ -13,6 +13,7 @@ from typing import Any, get_args
 
 from marshmallow import Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
 
+from ..core import errors as core_errors
 from ..core.cards import Card, CardError, Hand, format_card, hand_cards, lowest_card, parse_card
 from ..core.errors import may_not_be_null
 from ..core.hints import (
@@ -26,7 +27,7 @@ from ..core.hints import (
     GameState,
     TimeBudget,
 )
-from ..core.knocks import can_finish, check_taken_card, knock_limit
+from ..core.knocks import check_stock_end_take, check_taken_card, knock_limit, stock_end_rules
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import EXTRA_BOXES, HandRecord
@@ -96,18 +97,12 @@ def cards_of(size: int) -> dict[str, Any]:
                       {"type": "string", "pattern": hand_text_pattern(size, size)}]}
 
 
-def stock_end_rules(rules: Rules, taken: Card | None, at_stock_end: bool) -> Rules:
-    """The rules the knock is made under: at the stock end's offer, ``stock_end_discard``'s (faults reported on
-    ``taken_at_stock_end``)."""
-    if not at_stock_end:
-        return rules
-    if taken is None:
-        raise ValidationError("the card taken at the stock end goes in drawn_from_discard: give it",
-                              "taken_at_stock_end")
-    if rules.stock_end_discard == "draw":
-        raise ValidationError("under stock_end_discard draw the discard that leaves the stock's end is not offered "
-                              "(the hand is a draw)", "taken_at_stock_end")
-    return rules.stock_end_knock()
+def on_field(check: Callable[[], object]) -> None:
+    """Run a core check, its FieldError as a ValidationError of the field it names."""
+    try:
+        check()
+    except core_errors.FieldError as error:
+        raise ValidationError(error.message, error.field) from None
 
 
 def faults_of(*checks: Callable[[], object]) -> dict[str, Any]:
@@ -121,22 +116,13 @@ def faults_of(*checks: Callable[[], object]) -> dict[str, Any]:
     return faults
 
 
-def analysis_rules(hand: Hand, rules: Rules, upcard: Card | None, taken: Card | None, at_stock_end: bool) -> Rules:
-    """The rules a hand is analysed under (at the stock end's offer, ``stock_end_discard``'s), once the upcard,
-    the card just taken and the offer fit the hand and each other (a ValidationError listing each fault)."""
-    def offer() -> None:
-        if at_stock_end and hand.bit_count() != 11:
-            raise ValidationError("goes with an 11-card hand: the card taken at the stock end is one of its eleven",
-                                  "taken_at_stock_end")
-        stock_end_rules(rules, taken, at_stock_end)
-
-    if faults := faults_of(lambda: knock_limit_for(rules, upcard), lambda: _check_taken_card(hand, taken), offer):
+def check_analysis(hand: Hand, rules: Rules, upcard: Card | None, taken: Card | None, at_stock_end: bool) -> None:
+    """The upcard, the card just taken and the stock end's offer fit the hand and each other (a ValidationError
+    listing each fault)."""
+    if faults := faults_of(lambda: knock_limit_for(rules, upcard), lambda: _check_taken_card(hand, taken),
+                           lambda: on_field(lambda: stock_end_rules(rules, taken, at_stock_end, hand))):
         raise ValidationError(faults)
-    rules = stock_end_rules(rules, taken, at_stock_end)
-    if at_stock_end and taken is not None and not can_finish(hand, rules, upcard, taken):
-        raise ValidationError(f"{format_card(taken)} is taken at the stock end only to knock or go gin, and this "
-                              "hand cannot", "taken_at_stock_end")
-    return rules
+    on_field(lambda: check_stock_end_take(hand, rules, upcard, taken, at_stock_end))
 
 
 def knock_limit_for(rules: Rules, upcard: Card | None) -> int:
@@ -224,11 +210,10 @@ class AnalyzeRequest(RequestSchema):
     drawn_from_discard = CardField(allow_none=True, metadata={"description": DRAWN_FROM_DISCARD})
     taken_at_stock_end = BooleanField(load_default=False, metadata={"description": TAKEN_AT_STOCK_END})
 
-    @post_load
-    def _consistent(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        data["rules"] = analysis_rules(data["hand"], data["rules"], data.get("upcard"), data.get("drawn_from_discard"),
-                                       data.pop("taken_at_stock_end"))
-        return data
+    @validates_schema(skip_on_field_errors=True)
+    def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
+        check_analysis(data["hand"], data["rules"], data.get("upcard"), data.get("drawn_from_discard"),
+                       data["taken_at_stock_end"])
 
 
 def _check_taken_card(hand: Hand, taken: Card | None) -> None:
@@ -313,10 +298,9 @@ class RoundScoreRequest(RequestSchema):
         if shared:
             raise _in_both("defender", original.get("defender"), shared, "in both hands")
 
-    @post_load
-    def _knock_rules(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        data["rules"] = stock_end_rules(data["rules"], data.get("drawn_from_discard"), data.pop("taken_at_stock_end"))
-        return data
+    @validates_schema(skip_on_field_errors=True)
+    def _offered(self, data: dict[str, Any], **kwargs: Any) -> None:
+        on_field(lambda: stock_end_rules(data["rules"], data.get("drawn_from_discard"), data["taken_at_stock_end"]))
 
 
 WINNER_EXPECTED = "expected 0 or 1 (the player or team that won the hand) or null (a drawn hand)"
@@ -434,9 +418,10 @@ class _AnalyzeQueryBase(RequestSchema):
     def _resolve(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         hand, upcard, taken = data.pop("hand"), data.pop("upcard", None), data.pop("drawn_from_discard", None)
         at_stock_end = data.pop("taken_at_stock_end", False)
-        rules = analysis_rules(hand, load_rules(data.pop("rules", None), data, preset_at_root=True), upcard, taken,
-                               at_stock_end)
-        return {"hand": hand, "rules": rules, "upcard": upcard, "drawn_from_discard": taken}
+        rules = load_rules(data.pop("rules", None), data, preset_at_root=True)
+        check_analysis(hand, rules, upcard, taken, at_stock_end)
+        return {"hand": hand, "rules": rules, "upcard": upcard, "drawn_from_discard": taken,
+                "taken_at_stock_end": at_stock_end}
 
 
 QUERY_RULE_PARAMETERS = {p.name: _query_field(p) for p in RULE_PARAMETERS if not p.nullable}

@@ -18,6 +18,8 @@ class FieldError(GinError):
     """Invalid input; ``field`` names the part at fault, ``index`` the item of it (if a list) and ``message``
     says what is wrong."""
 
+    field: str
+
     def __init__(self, field: str, message: str, index: int | None = None) -> None:
         super().__init__(f"{field}{'' if index is None else f'/{index}'}: {message}")
         self.field = field

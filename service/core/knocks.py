@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .cards import SPADES, Card, CardError, Hand, card_suit, card_value, check_card, check_hand, format_card
+from .errors import FieldError
 from .melds import (
     Arrangement,
     DiscardOption,
@@ -142,13 +143,51 @@ class HandReport:
         return [option.card for option in legal if option.deadwood == legal[0].deadwood]
 
 
+STOCK_END_TAKE = "taken_at_stock_end"
+"""The input that says the card just taken is the one offered at the stock end."""
+
+
+def stock_end_rules(rules: Rules, drawn_from_discard: Card | None, taken_at_stock_end: bool,
+                    hand: Hand | None = None) -> Rules:
+    """The rules a knock is made under: ``rules``, or with the discard offered at the stock end taken
+    (``taken_at_stock_end``, the card in ``drawn_from_discard``) ``Rules.stock_end_knock``'s. A FieldError on
+    ``taken_at_stock_end`` where the card is not given, the rules offer none, or ``hand``, the cards it was taken
+    into (where known), are not eleven."""
+    if not taken_at_stock_end:
+        return rules
+    if hand is not None and hand.bit_count() != 11:
+        raise FieldError(STOCK_END_TAKE, "goes with an 11-card hand: the card taken at the stock end is one of its "
+                         "eleven")
+    if drawn_from_discard is None:
+        raise FieldError(STOCK_END_TAKE, "the card taken at the stock end goes in drawn_from_discard: give it")
+    if rules.stock_end_discard == "draw":
+        raise FieldError(STOCK_END_TAKE, "under stock_end_discard draw the discard that leaves the stock's end is "
+                         "not offered (the hand is a draw)")
+    return rules.stock_end_knock()
+
+
+def check_stock_end_take(hand: Hand, rules: Rules, upcard: Card | None, drawn_from_discard: Card | None,
+                         taken_at_stock_end: bool) -> Rules:
+    """``stock_end_rules`` of an 11-card ``hand``, once it may take the card offered at the stock end: only to
+    knock or go gin (a FieldError on ``taken_at_stock_end`` where it cannot)."""
+    knock_rules = stock_end_rules(rules, drawn_from_discard, taken_at_stock_end, hand)
+    if taken_at_stock_end and drawn_from_discard is not None and not can_finish(hand, knock_rules, upcard,
+                                                                                 drawn_from_discard):
+        raise FieldError(STOCK_END_TAKE, f"{format_card(drawn_from_discard)} is taken at the stock end only to "
+                         "knock or go gin, and this hand cannot")
+    return knock_rules
+
+
 def report_hand(
-    hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None
+    hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None,
+    taken_at_stock_end: bool = False,
 ) -> HandReport:
     """Analyze a hand of 10 cards, or of 11 over every discard (``drawn_from_discard``: the card just taken
-    from the pile, one of the eleven)."""
+    from the pile, one of the eleven; ``taken_at_stock_end``: that card was the discard offered at the stock
+    end, taken to knock or go gin under ``stock_end_discard``)."""
     limit = knock_limit(rules, upcard)
     check_taken_card(check_hand(hand, (10, 11)), drawn_from_discard)
+    rules = check_stock_end_take(hand, rules, upcard, drawn_from_discard, taken_at_stock_end)
     if hand.bit_count() == 10:
         return HandReport(hand, limit, tuple(optimal_arrangements(hand)), None, None)
     return HandReport(hand, limit, (), analyze_drawn_hand(hand), rules.banned_discard(drawn_from_discard))

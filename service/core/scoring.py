@@ -9,7 +9,7 @@ from typing import Literal
 
 from .cards import Card, CardError, Hand, check_card, check_hand, format_card, hand_size, lowest_card
 from .errors import FieldError, GinError, describe_value
-from .knocks import check_discard, knock_limit, may_double, score_doubled
+from .knocks import check_discard, knock_limit, may_double, score_doubled, stock_end_rules
 from .layoffs import DefenderResult, best_defence, check_knocker_melds, knocker_melds_of
 from .melds import Arrangement, arrangements_within, best_arrangement, min_deadwood
 from .rules import Rules, check_rules
@@ -122,13 +122,15 @@ def score_round(
     upcard: Card | None = None,
     discard: Card | None = None,
     drawn_from_discard: Card | None = None,
+    taken_at_stock_end: bool = False,
 ) -> RoundResult:
     """Score a knock: 10 cards (after the discard), or 11 with ``discard``, or 11 melded as big gin.
 
     ``knocker_melds`` are hands (bitmasks), laid out as given; None: the legal layout that scores best after the
     defender's best reply. ``upcard`` is the deal's first (Oklahoma's knock limit and doubling);
-    ``drawn_from_discard`` the card the knocker took from the pile this turn. A CardError or IllegalKnockError
-    names the input at fault in ``field``; a RulesError is raised for rules that are no Rules.
+    ``drawn_from_discard`` the card the knocker took from the pile this turn (``taken_at_stock_end``: the discard
+    offered at the stock end, taken under ``stock_end_discard``'s rules). A CardError, IllegalKnockError or
+    FieldError names the input at fault in ``field``; a RulesError is raised for rules that are no Rules.
     """
     for name, hand in (("knocker", knocker), ("defender", defender)):
         with _input(name):
@@ -144,6 +146,7 @@ def score_round(
         raise CardError(f"the defender holds 10 cards, got {hand_size(defender)}", field="defender")
     with _input("upcard"):
         limit = knock_limit(rules, upcard)
+    rules = stock_end_rules(rules, drawn_from_discard, taken_at_stock_end)
     if drawn_from_discard is not None:
         with _input("drawn_from_discard"):
             check_drawn_from_discard(knocker, defender, drawn_from_discard, rules)

@@ -13,6 +13,7 @@ from service.core import (
     FULL_DECK,
     PRESETS,
     CardError,
+    FieldError,
     GameError,
     GinError,
     HandRecord,
@@ -177,6 +178,46 @@ def test_report_hand_leaves_out_the_discard_the_rules_ban_as_the_api_does() -> N
     assert (gra.deadwood, gra.best_discards, len(gra.legal_discards)) == (0, [taken], 11)
     ten = report_hand(hand & ~(1 << taken), Rules())
     assert (ten.deadwood, ten.best_discards, ten.legal_discards) == (0, [], ())  # gin
+
+
+STOCK_END_HAND, STOCK_END_CARD = parse_hand("As 6s 7s 8s 9s Ts Js Ah 9h 6d 6c"), parse_card("9h")
+
+
+@pytest.mark.parametrize("pickup", [False, True])
+@pytest.mark.parametrize("offer", ["take_to_knock", "take_to_knock_any"])
+def test_the_card_taken_at_the_stock_end_is_discarded_as_the_offer_says_as_the_api_does(offer: str,
+                                                                                         pickup: bool) -> None:
+    """The 50th-card rule bans throwing back the card taken at the stock end and Game Colony's form allows it,
+    whatever discard_pickup_allowed says: 9h thrown back leaves a knock of 2, any other discard 10 or more."""
+    rules, may = Rules(stock_end_discard=offer, discard_pickup_allowed=pickup), offer == "take_to_knock_any"  # type: ignore[arg-type]
+    report = report_hand(STOCK_END_HAND, rules, drawn_from_discard=STOCK_END_CARD, taken_at_stock_end=True)
+    assert (STOCK_END_CARD in [option.card for option in report.legal_discards], report.deadwood) == (
+        may, 2 if may else 10)
+    knock = {"knocker": STOCK_END_HAND, "defender": parse_hand("3s 4s 8h Th 3d 7d 8c Ks Kd Kc"), "rules": rules,
+             "discard": STOCK_END_CARD, "drawn_from_discard": STOCK_END_CARD, "taken_at_stock_end": True}
+    if may:
+        assert score_round(**knock).knocker.deadwood == 2  # type: ignore[arg-type]
+    else:
+        with pytest.raises(CardError, match="may not be discarded") as caught:
+            score_round(**knock)  # type: ignore[arg-type]
+        assert caught.value.field == "discard"
+
+
+@pytest.mark.parametrize(("hand", "taken", "rules", "fragment"), [
+    ("As 6s 7s 8s 9s Ts Js Ah Jh 6d 6c", "Jh", Rules(stock_end_discard="take_to_knock"),
+     "Jh is taken at the stock end only to knock or go gin, and this hand cannot"),
+    ("As 6s 7s 8s 9s Ts Js Ah 9h 6d 6c", "9h", Rules(), "under stock_end_discard draw the discard that leaves the "
+     "stock's end is not offered"),
+    ("As 6s 7s 8s 9s Ts Js Ah 9h 6d 6c", None, Rules(stock_end_discard="take_to_knock"),
+     "the card taken at the stock end goes in drawn_from_discard"),
+    ("As 6s 7s 8s 9s Ts Js Ah 6d 6c", None, Rules(stock_end_discard="take_to_knock"), "goes with an 11-card hand"),
+])
+def test_a_take_at_the_stock_end_the_rules_or_the_hand_do_not_allow_is_a_field_error(
+        hand: str, taken: str | None, rules: Rules, fragment: str) -> None:
+    with pytest.raises(FieldError, match=fragment) as caught:
+        report_hand(parse_hand(hand), rules, drawn_from_discard=None if taken is None else parse_card(taken),
+                    taken_at_stock_end=True)
+    assert caught.value.field == "taken_at_stock_end"
 
 
 
