@@ -30,7 +30,7 @@ from ..core.hints import (
 from ..core.knocks import check_stock_end_take, check_taken_card, knock_limit, stock_end_rules
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
-from ..core.scoring import EXTRA_BOXES, HandRecord
+from ..core.scoring import DRAWN_SCORES_NOTHING, EXTRA_BOXES, HandRecord
 from ..errors import MAX_LISTED_ERRORS, validation_messages
 from .fields import (
     PLAYER_REF,
@@ -330,7 +330,7 @@ class HandResult(RequestSchema):
     @validates_schema
     def _drawn_scores_nothing(self, data: dict[str, Any], **kwargs: Any) -> None:
         if data["winner"] is None and (data["points"] or data["extra_boxes"]):
-            raise ValidationError("a drawn hand (winner null) scores no points and no boxes")
+            raise ValidationError(DRAWN_SCORES_NOTHING)
 
     @post_load
     def _record(self, data: dict[str, Any], **kwargs: Any) -> HandRecord:

@@ -263,12 +263,15 @@ EXTRA_BOXES = (0, 1, 2, 4)
 doubles the score."""
 
 
+DRAWN_SCORES_NOTHING = "a drawn hand (no winner) scores no points and no boxes"
+
+
 def check_hand_record(hand: HandRecord, rules: Rules) -> None:
     """Raise ``ValueError`` for a hand result that no hand under ``rules`` can have."""
     _check_record_shape(hand)
     if hand.winner is None:
         if hand.points or hand.extra_boxes:
-            raise ValueError("a drawn hand scores no points and no boxes")
+            raise ValueError(DRAWN_SCORES_NOTHING)
         return
     most, how = _best_hand(rules)
     if hand.points > most:
