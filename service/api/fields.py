@@ -216,9 +216,9 @@ class Range(validate.Range):
 
     def __call__(self, value: Any) -> Any:
         if self.min is not None and value < self.min:
-            raise ValidationError(f"expected at least {self.min}, got {describe_value(value)}")
+            raise ValidationError(f"expected at least {self.min:,}, got {describe_value(value)}")
         if self.max is not None and value > self.max:
-            raise ValidationError(f"expected at most {self.max}, got {describe_value(value)}")
+            raise ValidationError(f"expected at most {self.max:,}, got {describe_value(value)}")
         return value
 
 

@@ -300,7 +300,11 @@ class RoundScoreRequest(RequestSchema):
 
     @validates_schema(skip_on_field_errors=True)
     def _offered(self, data: dict[str, Any], **kwargs: Any) -> None:
-        on_field(lambda: stock_end_rules(data["rules"], data.get("drawn_from_discard"), data["taken_at_stock_end"]))
+        """The upcard Oklahoma needs, and the stock end's offer, each fault listed."""
+        rules, taken, at_stock_end = data["rules"], data.get("drawn_from_discard"), data["taken_at_stock_end"]
+        if faults := faults_of(lambda: knock_limit_for(rules, data.get("upcard")),
+                               lambda: on_field(lambda: stock_end_rules(rules, taken, at_stock_end))):
+            raise ValidationError(faults)
 
 
 WINNER_EXPECTED = "expected 0 or 1 (the player or team that won the hand) or null (a drawn hand)"

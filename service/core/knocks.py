@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .cards import SPADES, Card, CardError, Hand, card_suit, card_value, check_card, check_hand, format_card
-from .errors import FieldError
+from .errors import FieldError, describe_value
 from .melds import (
     Arrangement,
     DiscardOption,
@@ -153,6 +153,8 @@ def stock_end_rules(rules: Rules, drawn_from_discard: Card | None, taken_at_stoc
     (``taken_at_stock_end``, the card in ``drawn_from_discard``) ``Rules.stock_end_knock``'s. A FieldError on
     ``taken_at_stock_end`` where the card is not given, the rules offer none, or ``hand``, the cards it was taken
     into (where known), are not eleven."""
+    if type(taken_at_stock_end) is not bool:
+        raise FieldError(STOCK_END_TAKE, f"expected true or false, got {describe_value(taken_at_stock_end)}")
     if not taken_at_stock_end:
         return rules
     if hand is not None and hand.bit_count() != 11:

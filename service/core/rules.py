@@ -104,7 +104,7 @@ class RuleParameter:
         if self.kind == "boolean":
             return "expected true or false"
         if self.kind == "integer":
-            return f"expected an integer from {self.minimum:,} to {self.maximum:,}"
+            return f"expected an integer from {self.minimum:,} to {self.maximum:,}{' or null' if self.nullable else ''}"
         return f"expected one of {', '.join(self.choices)}"
 
     def problem(self, value: object) -> str | None:
@@ -119,9 +119,9 @@ class RuleParameter:
                     not isinstance(value, int) and not is_whole(value)):
                 return wrong
             if self.minimum is not None and value < self.minimum:
-                return f"expected at least {self.minimum}, got {describe_value(value)}"
+                return f"expected at least {self.minimum:,}, got {describe_value(value)}"
             if self.maximum is not None and value > self.maximum:
-                return f"expected at most {self.maximum}, got {describe_value(value)}"
+                return f"expected at most {self.maximum:,}, got {describe_value(value)}"
             return None if isinstance(value, int) else wrong
         return None if value in self.choices else wrong
 

@@ -446,7 +446,7 @@ def test_a_json_number_without_a_fraction_is_an_integer(call: Call) -> None:
     ("/v1/rounds/score", ROUND_TEXT + ', "rules": {"knock_limit": 1e1000000000000000000}}', "#/rules/knock_limit",
      "expected at most 10, got 1e1000000000000000000"),  # was a 500
     ("/v1/games/score", '{"hands": [], "rules": {"target": ' + "9" * 4301 + "}}", "#/rules/target",
-     "expected at most 10000, got a number written with 4,301 characters"),
+     "expected at most 10,000, got a number written with 4,301 characters"),
     ("/v1/hint", HINT_TEXT + ', "knock_margin": -1e400}', "#/knock_margin", "expected at least 0, got -1e400"),
     ("/v1/hint", HINT_TEXT + ', "knock_margin": 200.00000000000000001}', "#/knock_margin",
      "expected at most 200, got 200.00000000000000001"),
@@ -524,7 +524,7 @@ UNKNOWN_CARD = "unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit
     ("/v1/hands/analyze", {"hand": TEN, "rules": 5},
      [{"pointer": "#/rules", "detail": "expected a preset name or an object of rule parameters"}]),
     ("/v1/hands/analyze", {"hand": TEN, "rules": {"target": 2.0**53}},  # a whole number still exact in a float
-     [{"pointer": "#/rules/target", "detail": "expected at most 10000, got 9007199254740992"}]),
+     [{"pointer": "#/rules/target", "detail": "expected at most 10,000, got 9007199254740992"}]),
     ("/v1/hands/analyze", {"upcard": "Zz", "hand": "As 2s"},  # in the schema's order, not the request's
      [{"pointer": "#/hand", "detail": "a hand here has 10 or 11 cards, got 2"},
       {"pointer": "#/upcard", "detail": UNKNOWN_CARD}]),

@@ -256,7 +256,7 @@ def test_a_game_of_the_most_hands_or_deals_is_scored(call: Call) -> None:
         ({"hands": [{"winner": "0", "points": 5}]}, "#/hands/0/winner", "expected 0 or 1"),  # JSON integers only
         ({"hands": [{"winner": 0, "points": "5"}]}, "#/hands/0/points", "expected an integer"),
         ({"hands": [{"winner": 0, "points": 1e30}]}, "#/hands/0/points",
-         "expected at most 10000, got 1e+30"),
+         "expected at most 10,000, got 1e+30"),
         ({"hands": [{"winner": 0, "points": 30, "extra_boxes": 2}]}, "#/hands/0", "only under Oklahoma"),
         ({"hands": [{"winner": 0, "points": 30, "extra_boxes": 3}]}, "#/hands/0/extra_boxes",
          "expected one of 0, 1, 2, 4, got 3"),
@@ -363,6 +363,13 @@ def test_a_round_keeps_the_knockers_melds_as_given_so_layoffs_point_into_them_as
         {"card": "Th", "meld_index": 0}, {"card": "3h", "meld_index": 1}]
     best = call("POST", "/v1/rounds/score", json={"knocker": "4h 5h 6h 7h 8h 9h Ac Ad 2c 3c", "defender": defender})
     assert ["4h", "5h", "6h", "7h", "8h", "9h"] in best.get_json()["knocker"]["melds"]  # laid out: joined
+
+
+def test_a_round_lists_a_missing_oklahoma_upcard_beside_a_stock_end_fault(call: Call) -> None:
+    body = {"knocker": "As 2s 3s 4s 7h 7d 7c Kd Qd Jd 9c", "discard": "9c", "defender": "2h 3h 5h 8h 9h Th 2d 3d 5c 6c",
+            "rules": "oklahoma", "taken_at_stock_end": True, "drawn_from_discard": "Kd"}
+    errors = call("POST", "/v1/rounds/score", json=body).get_json()["errors"]
+    assert [error["pointer"] for error in errors] == ["#/upcard", "#/taken_at_stock_end"]
 
 
 def test_possible_layoffs_include_the_ones_the_best_defence_does_not_make(call: Call) -> None:

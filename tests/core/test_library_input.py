@@ -203,6 +203,17 @@ def test_the_card_taken_at_the_stock_end_is_discarded_as_the_offer_says_as_the_a
         assert caught.value.field == "discard"
 
 
+@pytest.mark.parametrize("flag", ["false", 1, None])
+def test_whether_the_card_was_taken_at_the_stock_end_is_true_or_false(flag: object) -> None:
+    """Not read for its truth: the string "false" is true."""
+    rules, fault = Rules(stock_end_discard="take_to_knock"), r"^taken_at_stock_end: expected true or false, got "
+    with pytest.raises(FieldError, match=fault):
+        report_hand(STOCK_END_HAND, rules, drawn_from_discard=STOCK_END_CARD, taken_at_stock_end=flag)  # type: ignore[arg-type]
+    with pytest.raises(FieldError, match=fault):
+        score_round(STOCK_END_HAND, parse_hand("3s 4s 8h Th 3d 7d 8c Ks Kd Kc"), rules, discard=parse_card("As"),
+                    drawn_from_discard=STOCK_END_CARD, taken_at_stock_end=flag)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(("hand", "taken", "rules", "fragment"), [
     ("As 6s 7s 8s 9s Ts Js Ah Jh 6d 6c", "Jh", Rules(stock_end_discard="take_to_knock"),
      "Jh is taken at the stock end only to knock or go gin, and this hand cannot"),

@@ -58,7 +58,8 @@ def test_a_value_of_the_wrong_type_is_told_what_the_parameter_takes(parameter: R
     message = parameter.problem([])
     assert message is not None and message.startswith("expected ") and message.endswith(", got a list")
     if parameter.kind == "integer":
-        assert f" from {parameter.minimum:,} to {parameter.maximum:,}," in message
+        bounds = f" from {parameter.minimum:,} to {parameter.maximum:,}"
+        assert bounds + (" or null," if parameter.nullable else ",") in message
 
 
 @pytest.mark.parametrize(
