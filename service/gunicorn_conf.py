@@ -61,7 +61,7 @@ load_config()  # the app's own settings read now too, so that a wrong one stops 
 bind = bind_address(listening_host(os.environ.get("HOST", "")), environment_integer("PORT", 8000, maximum=65535))
 workers = environment_integer("WEB_CONCURRENCY", available_cpus(), minimum=1)
 threads = environment_integer("GUNICORN_THREADS", 1, minimum=1)
-timeout = environment_integer("GUNICORN_TIMEOUT", 30)
+timeout = environment_integer("GUNICORN_TIMEOUT", 30, minimum=1)  # 0 would turn gunicorn's worker timeout off
 graceful_timeout = environment_integer("GUNICORN_GRACEFUL_TIMEOUT", 30)
 keepalive = environment_integer("GUNICORN_KEEPALIVE", 5)
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None

@@ -38,6 +38,7 @@ from service.api.fields import CARD_PATTERN, hand_text_pattern
 from service.config import DEFAULTS
 from service.core.cards import CardError, parse_card, parse_hand
 from service.core.rules import RULE_PARAMETERS
+from service.observability import MULTIPROC_ENV
 from service.spec import COMMITTED
 from service.spec import main as spec_main
 
@@ -308,6 +309,7 @@ def test_the_readme_lists_every_setting_read_from_the_environment_with_its_defau
     read |= {name: listed.get(name, "") for name in re.findall(r'os\.environ\.get\("([A-Z_]+)"', settings)}
     read |= {name: str(default or "(none)") for name, default in DEFAULTS.values()}
     read["WEB_CONCURRENCY"] = "CPUs available"  # the default is computed
+    read[MULTIPROC_ENV] = "(a new temporary directory)"  # read by the metrics, at start
     assert listed == read
 
 
@@ -393,6 +395,7 @@ def _free_port() -> int:
     ("GIN_CORS_ORIGINS", "https://x.com:443", "GIN_CORS_ORIGINS: 'https://x.com:443' is not written as browsers send "
                                               "it, without the default port: https://x.com"),
     ("PORT", "99999", "PORT must be at most 65535, got 99999"),
+    ("GUNICORN_TIMEOUT", "0", "GUNICORN_TIMEOUT must be at least 1, got 0"),  # 0: no bound on a request
     ("HOST", "192.0.2.1", "HOST '192.0.2.1' cannot be listened on here: Cannot assign requested address"),
 ])
 def test_a_wrong_setting_stops_the_server_with_one_line_naming_it(name: str, value: str, message: str) -> None:

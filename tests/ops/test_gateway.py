@@ -150,13 +150,27 @@ def test_answers_are_compressed_for_clients_that_ask(gateway: Gateway) -> None:
 
 
 def test_metrics_are_not_exposed_through_the_gateway(gateway: Gateway) -> None:
-    assert exchange(gateway.port, "GET", "/metrics").status == 404
+    reply = exchange(gateway.port, "GET", "/metrics", headers={"X-Request-ID": "edge-8"})
+    assert (reply.status, reply.headers["Content-Type"], reply.headers["X-Request-ID"]) == (
+        404, "application/problem+json", "edge-8")
+    assert reply.json()["status"] == 404
 
 
-def test_a_body_over_the_gateway_limit_is_a_problem(gateway: Gateway) -> None:
-    reply = exchange(gateway.port, "POST", "/v1/hands/analyze/batch", b"[" + b" " * (3 * 1024 * 1024) + b"]", JSON)
-    assert (reply.status, reply.headers["Content-Type"]) == (413, "application/problem+json")
-    assert reply.json()["status"] == 413
+@pytest.mark.parametrize(("path", "headers", "status"), [
+    ("/v1/hands/analyze/batch", {}, 413),
+    ("/v1/rules?" + "x" * 10_000, {}, 414),  # past nginx's 8 KiB request line
+    ("/v1/rules", {"X-Long": "x" * 9_000}, 400),  # a header past its 8 KiB
+])
+def test_the_gateways_own_refusals_are_problems_with_the_request_id(gateway: Gateway, path: str,
+                                                                      headers: dict[str, str], status: int) -> None:
+    """Found by a deployment review: nginx answered 414 and an oversized header in HTML, and its own
+    problems carried no request id."""
+    body = b"[" + b" " * (3 * 1024 * 1024) + b"]" if status == 413 else b""
+    reply = exchange(gateway.port, "POST" if body else "GET", path, body, {**JSON, **headers, "X-Request-ID": "edge-9"})
+    assert (reply.status, reply.headers["Content-Type"]) == (status, "application/problem+json")
+    assert reply.json()["status"] == status
+    # Past a request line or header nginx cannot read, the client's id is unread too: nginx makes one.
+    assert reply.headers["X-Request-ID"] == "edge-9" if status == 413 else len(reply.headers["X-Request-ID"]) == 32
 
 
 def test_a_burst_is_rate_limited_with_problems(gateway: Gateway) -> None:

@@ -88,12 +88,14 @@ def test_the_pod_is_probed_bounded_and_stops_gracefully() -> None:
     for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
         assert container[probe]["httpGet"]["path"] in served
         assert container[probe]["httpGet"]["port"] == "http"
-    # The probes queue behind requests for the same sync workers: a busy pod must leave the Service (readiness)
-    # long before it is restarted (liveness), which waits a minute without an answer.
+    # The probes queue behind requests for the same sync workers: a busy pod stays in the Service (a probe
+    # queued 1.5 s under load passes readiness), a stuck one leaves it (readiness) long before it is restarted
+    # (liveness), which waits a minute without an answer.
     liveness, readiness = container["livenessProbe"], container["readinessProbe"]
     patience = liveness["periodSeconds"] * liveness["failureThreshold"]
     assert patience >= 60 and liveness["timeoutSeconds"] > readiness["timeoutSeconds"]
     assert patience > 2 * readiness["periodSeconds"] * readiness["failureThreshold"]
+    assert readiness["timeoutSeconds"] >= 3 and readiness["failureThreshold"] >= 3
     resources = container["resources"]
     for kind in ("requests", "limits"):
         assert {"cpu", "memory"} <= set(resources[kind])
