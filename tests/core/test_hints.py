@@ -764,6 +764,18 @@ def situation(hand: tuple[Card, ...], phase: Phase, pile: int, upcard: Card | No
                      drawn_from_discard)
 
 
+@pytest.mark.parametrize(("offer", "ending"), [
+    ("draw", " The hand ends as a draw after this discard."),
+    ("take_to_knock", " After this discard the opponent may take it only to knock; else the hand is a draw."),
+])
+def test_without_samples_the_discard_that_leaves_the_stocks_end_says_what_follows(offer: str, ending: str) -> None:
+    """Without samples the last turn is not valued, but the reason still says how the hand goes on."""
+    state = situation(cards("As 3s 5s 7h 9h Jd Kd 2c 4c 6c 8d"), "discard", pile=29)  # no meld, no knock
+    assert state.stock_count == Rules().stock_end
+    advice = hint(state, Rules(stock_end_discard=offer), config=EngineConfig(samples=0))  # type: ignore[arg-type]
+    assert advice.action.type == "discard" and advice.reason.endswith(ending), advice.reason
+
+
 def test_all_ten_of_the_opponents_cards_may_be_known() -> None:
     """The opponent took the upcard and each of our nine discards, throwing one card a turn: the state is
     possible, and all its ten cards are known (none can be sampled)."""
