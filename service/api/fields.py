@@ -235,10 +235,10 @@ class OneOf(validate.OneOf):
 class Length(validate.Length):
     """marshmallow's Length, worded as the rest of the service's messages, with the count given."""
 
-    message_min = "expected at least {min} items, got {length}"
-    message_max = "expected at most {max} items, got {length}"
-    message_all = "expected {min} to {max} items, got {length}"
-    message_equal = "expected exactly {equal} items, got {length}"
+    message_min = "expected at least {min:,} items, got {length:,}"
+    message_max = "expected at most {max:,} items, got {length:,}"
+    message_all = "expected {min:,} to {max:,} items, got {length:,}"
+    message_equal = "expected exactly {equal:,} items, got {length:,}"
 
     def _format_error(self, value: Any, message: str) -> str:
         return (self.error or message).format(input=value, length=len(value), min=self.min, max=self.max,

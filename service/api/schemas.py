@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any, get_args
 
 from marshmallow import Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
+from marshmallow.exceptions import SCHEMA
 
 from ..core import errors as core_errors
 from ..core.cards import Card, CardError, Hand, format_card, hand_cards, lowest_card, parse_card
@@ -97,12 +98,15 @@ def cards_of(size: int) -> dict[str, Any]:
                       {"type": "string", "pattern": hand_text_pattern(size, size)}]}
 
 
-def on_field(check: Callable[[], object]) -> None:
-    """Run a core check, its FieldError as a ValidationError of the field it names."""
+def on_field(check: Callable[[], object], field: str = SCHEMA) -> None:
+    """Run a core check: its FieldError or CardError as a ValidationError of the field the error names, else of
+    ``field``, and of the item it names, if any."""
     try:
         check()
-    except core_errors.FieldError as error:
-        raise ValidationError(error.message, error.field) from None
+    except (core_errors.FieldError, CardError) as error:
+        message = error.message if isinstance(error, core_errors.FieldError) else str(error)
+        raise ValidationError(message if error.index is None else {error.index: [message]},
+                              error.field or field) from None
 
 
 def faults_of(*checks: Callable[[], object]) -> dict[str, Any]:
@@ -119,23 +123,11 @@ def faults_of(*checks: Callable[[], object]) -> dict[str, Any]:
 def check_analysis(hand: Hand, rules: Rules, upcard: Card | None, taken: Card | None, at_stock_end: bool) -> None:
     """The upcard, the card just taken and the stock end's offer fit the hand and each other (a ValidationError
     listing each fault)."""
-    if faults := faults_of(lambda: knock_limit_for(rules, upcard), lambda: _check_taken_card(hand, taken),
+    if faults := faults_of(lambda: on_field(lambda: knock_limit(rules, upcard), "upcard"),
+                           lambda: on_field(lambda: check_taken_card(hand, taken), "drawn_from_discard"),
                            lambda: on_field(lambda: stock_end_rules(rules, taken, at_stock_end, hand))):
         raise ValidationError(faults)
     on_field(lambda: check_stock_end_take(hand, rules, upcard, taken, at_stock_end))
-
-
-def knock_limit_for(rules: Rules, upcard: Card | None) -> int:
-    """The knock limit, with a missing Oklahoma upcard reported on the ``upcard`` field."""
-    try:
-        return knock_limit(rules, upcard)
-    except CardError as error:
-        raise ValidationError(str(error), "upcard") from None
-
-
-def _at(field: str, error: CardError) -> ValidationError:
-    """The error at ``field``, or at its item when the error names one."""
-    return ValidationError(str(error) if error.index is None else {error.index: [str(error)]}, field)
 
 
 def _in_both(field: str, given: object, shared: Hand, where: str) -> ValidationError:
@@ -216,14 +208,6 @@ class AnalyzeRequest(RequestSchema):
                        data["taken_at_stock_end"])
 
 
-def _check_taken_card(hand: Hand, taken: Card | None) -> None:
-    """The card just taken, if given, is one of an 11-card hand (reported on ``drawn_from_discard``)."""
-    try:
-        check_taken_card(hand, taken)
-    except CardError as error:
-        raise _at("drawn_from_discard", error) from None
-
-
 class BatchItems(fields.List[Any]):
     """A list documented with its item schema but loaded raw: each item is then answered on its own."""
 
@@ -257,10 +241,7 @@ class LayoffsRequest(RequestSchema):
     @validates_schema(pass_original=True)
     def _melds_valid(self, data: dict[str, Any], original: dict[str, Any], **kwargs: Any) -> None:
         melds = data["knocker_melds"]
-        try:
-            check_knocker_melds(melds)
-        except CardError as error:
-            raise _at("knocker_melds", error) from None
+        on_field(lambda: check_knocker_melds(melds), "knocker_melds")
         shared = data["defender"] & sum(melds)
         if shared:
             raise _in_both("defender", original.get("defender"), shared,
@@ -302,7 +283,7 @@ class RoundScoreRequest(RequestSchema):
     def _offered(self, data: dict[str, Any], **kwargs: Any) -> None:
         """The upcard Oklahoma needs, and the stock end's offer, each fault listed."""
         rules, taken, at_stock_end = data["rules"], data.get("drawn_from_discard"), data["taken_at_stock_end"]
-        if faults := faults_of(lambda: knock_limit_for(rules, data.get("upcard")),
+        if faults := faults_of(lambda: on_field(lambda: knock_limit(rules, data.get("upcard")), "upcard"),
                                lambda: on_field(lambda: stock_end_rules(rules, taken, at_stock_end))):
             raise ValidationError(faults)
 

@@ -151,8 +151,8 @@ def stock_end_rules(rules: Rules, drawn_from_discard: Card | None, taken_at_stoc
                     hand: Hand | None = None) -> Rules:
     """The rules a knock is made under: ``rules``, or with the discard offered at the stock end taken
     (``taken_at_stock_end``, the card in ``drawn_from_discard``) ``Rules.stock_end_knock``'s. A FieldError on
-    ``taken_at_stock_end`` where the card is not given, the rules offer none, or ``hand``, the cards it was taken
-    into (where known), are not eleven."""
+    ``taken_at_stock_end`` where it is not true or false, the card is not given, the rules offer none, or
+    ``hand``, the cards it was taken into (where known), are not eleven."""
     if type(taken_at_stock_end) is not bool:
         raise FieldError(STOCK_END_TAKE, f"expected true or false, got {describe_value(taken_at_stock_end)}")
     if not taken_at_stock_end:
@@ -186,7 +186,8 @@ def report_hand(
 ) -> HandReport:
     """Analyze a hand of 10 cards, or of 11 over every discard (``drawn_from_discard``: the card just taken
     from the pile, one of the eleven; ``taken_at_stock_end``: that card was the discard offered at the stock
-    end, taken to knock or go gin under ``stock_end_discard``)."""
+    end, taken to knock or go gin under ``stock_end_discard``, a FieldError where ``check_stock_end_take``
+    refuses it)."""
     limit = knock_limit(rules, upcard)
     check_taken_card(check_hand(hand, (10, 11)), drawn_from_discard)
     rules = check_stock_end_take(hand, rules, upcard, drawn_from_discard, taken_at_stock_end)

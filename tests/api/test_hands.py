@@ -257,8 +257,8 @@ def test_a_hand_whose_analysis_fails_is_not_counted(monkeypatch: pytest.MonkeyPa
     assert _hands_analyzed(client) == before
 
 
-@pytest.mark.parametrize(("hands", "detail"), [([], "expected 1 to 1000 items"),
-                                               ([{"hand": TEN}] * 1001, "expected 1 to 1000 items"),
+@pytest.mark.parametrize(("hands", "detail"), [([], "expected 1 to 1,000 items"),
+                                               ([{"hand": TEN}] * 1001, "expected 1 to 1,000 items"),
                                                ("As", "expected a list (a JSON array)")])
 def test_batch_size_is_bounded(call: Call, hands: object, detail: str) -> None:
     problem = call("POST", "/v1/hands/analyze/batch", json={"hands": hands}).get_json()

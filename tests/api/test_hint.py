@@ -342,7 +342,7 @@ def test_the_longest_time_budget_is_taken(call: Call) -> None:
         ({"time_budget_ms": 0}, "#/time_budget_ms", "expected at least 1, got 0"),
         ({"time_budget_ms": 1001}, "#/time_budget_ms", "expected at most 1,000, got 1001"),
         ({"discard_pile": ["4d"] * 53}, "#/discard_pile", "expected 0 to 52 items, got 53"),
-        ({"opponent_discards": ["7c"] * 1001}, "#/opponent_discards", "expected 0 to 1000 items, got 1001"),
+        ({"opponent_discards": ["7c"] * 1001}, "#/opponent_discards", "expected 0 to 1,000 items, got 1,001"),
         ({"time_budget_ms": 2.5}, "#/time_budget_ms", "integer"),
         ({"knock_margin": -1}, "#/knock_margin", "expected at least 0, got -1"),
         ({"knock_margin": "high"}, "#/knock_margin", "number"),
