@@ -160,13 +160,14 @@ def exchange(
     headers: Mapping[str, str] | None = None,
     chunked: bool = False,
     timeout: float = 30.0,
+    version: str = "HTTP/1.1",
 ) -> Reply:
     """One request on a new connection. The body is sent from a thread while the reply is read,
     as a server may answer (413) and close before reading a large body; send errors are ignored.
     """
     started = time.perf_counter()
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
-        lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Connection: close"]
+        lines = [f"{method} {path} {version}", f"Host: 127.0.0.1:{port}", "Connection: close"]
         lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
         lines.append("Transfer-Encoding: chunked" if chunked else f"Content-Length: {len(body)}")
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")

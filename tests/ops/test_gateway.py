@@ -41,9 +41,10 @@ def free_port() -> int:
         return port
 
 
-def local_config(replicas: list[GunicornServer], port: int, scratch: Path) -> str:
+def local_config(replicas: list[int], port: int, scratch: Path) -> str:
+    """The gateway's config with ``replicas`` (their ports) as its upstream, listening on ``port``."""
     text = (ROOT / "service" / "deploy" / "nginx.conf").read_text()
-    servers = "\n".join(f"        server 127.0.0.1:{replica.port};" for replica in replicas)
+    servers = "\n".join(f"        server 127.0.0.1:{replica};" for replica in replicas)
     replacements = {
         "        server app:8000 resolve;": servers,
         "listen 8080;": f"listen 127.0.0.1:{port};",
@@ -91,7 +92,7 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
     with service_server(workers=1) as first, service_server(workers=1) as second:
         port = free_port()
         config = scratch / "nginx.conf"
-        config.write_text(local_config([first, second], port, scratch))
+        config.write_text(local_config([first.port, second.port], port, scratch))
         with serving_nginx(config, port):
             yield Gateway(port, [first, second])
 
@@ -156,21 +157,36 @@ def test_metrics_are_not_exposed_through_the_gateway(gateway: Gateway) -> None:
     assert reply.json()["status"] == 404
 
 
-@pytest.mark.parametrize(("path", "headers", "status"), [
-    ("/v1/hands/analyze/batch", {}, 413),
-    ("/v1/rules?" + "x" * 10_000, {}, 414),  # past nginx's 8 KiB request line
-    ("/v1/rules", {"X-Long": "x" * 9_000}, 400),  # a header past its 8 KiB
+@pytest.mark.parametrize(("method", "path", "headers", "version", "status"), [
+    ("POST", "/v1/hands/analyze/batch", {}, "HTTP/1.1", 413),
+    ("GET", "/v1/rules?" + "x" * 10_000, {}, "HTTP/1.1", 414),  # past nginx's 8 KiB request line
+    ("GET", "/v1/rules", {"X-Long": "x" * 9_000}, "HTTP/1.1", 400),  # a header past its 8 KiB
+    ("TRACE", "/v1/rules", {}, "HTTP/1.1", 405),
+    ("POST", ANALYZE, {"Transfer-Encoding": "gzip"}, "HTTP/1.1", 501),
+    ("GET", "/v1/rules", {}, "HTTP/9.9", 505),
+    ("GET", "/problems/bad-request", {}, "HTTP/1.1", 404),  # the gateway's own problem pages are not served
 ])
-def test_the_gateways_own_refusals_are_problems_with_the_request_id(gateway: Gateway, path: str,
-                                                                      headers: dict[str, str], status: int) -> None:
-    """Found by a deployment review: nginx answered 414 and an oversized header in HTML, and its own
-    problems carried no request id."""
+def test_the_gateways_own_refusals_are_problems_with_the_request_id(
+        gateway: Gateway, method: str, path: str, headers: dict[str, str], version: str, status: int) -> None:
+    """Found by deployment reviews: nginx answered these in HTML, and its own problems carried no request id."""
     body = b"[" + b" " * (3 * 1024 * 1024) + b"]" if status == 413 else b""
-    reply = exchange(gateway.port, "POST" if body else "GET", path, body, {**JSON, **headers, "X-Request-ID": "edge-9"})
+    reply = exchange(gateway.port, method, path, body, {**JSON, **headers, "X-Request-ID": "edge-9"}, version=version)
     assert (reply.status, reply.headers["Content-Type"]) == (status, "application/problem+json")
     assert reply.json()["status"] == status
     # Past a request line or header nginx cannot read, the client's id is unread too: nginx makes one.
-    assert reply.headers["X-Request-ID"] == "edge-9" if status == 413 else len(reply.headers["X-Request-ID"]) == 32
+    unread = status in (400, 414, 505)
+    assert reply.headers["X-Request-ID"] == "edge-9" if not unread else len(reply.headers["X-Request-ID"]) == 32
+
+
+def test_with_no_replica_answering_the_gateway_says_so_as_a_problem(tmp_path: Path) -> None:
+    port, nobody = free_port(), free_port()  # nothing listens on the replica's port
+    config = tmp_path / "nginx.conf"
+    config.write_text(local_config([nobody], port, tmp_path))
+    with serving_nginx(config, port):
+        reply = exchange(port, "POST", ANALYZE, GOOD, {**JSON, "X-Request-ID": "edge-10"})
+    assert (reply.status, reply.headers["Content-Type"], reply.headers["Retry-After"]) == (
+        503, "application/problem+json", "1")
+    assert reply.headers["X-Request-ID"] == "edge-10" and reply.json()["status"] == 503
 
 
 def test_a_burst_is_rate_limited_with_problems(gateway: Gateway) -> None:
@@ -188,7 +204,7 @@ def test_a_burst_is_rate_limited_with_problems(gateway: Gateway) -> None:
     assert set(statuses) == {200, 429}
     limited = next(reply for reply in replies if reply.status == 429)
     assert limited.headers["Content-Type"] == "application/problem+json"
-    assert limited.headers["Retry-After"] == "1"
+    assert limited.headers["Retry-After"] == "1" and len(limited.headers["X-Request-ID"]) == 32
     assert limited.json()["status"] == 429
     time.sleep(2.5)  # let the bucket refill for the next test
 
