@@ -28,7 +28,7 @@ from ..core.hints import (
     GameState,
     TimeBudget,
 )
-from ..core.knocks import check_stock_end_take, check_taken_card, knock_limit, stock_end_rules
+from ..core.knocks import check_taken_card, knock_limit, report_hand, stock_end_rules
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import DRAWN_SCORES_NOTHING, EXTRA_BOXES, HandRecord
@@ -127,7 +127,8 @@ def check_analysis(hand: Hand, rules: Rules, upcard: Card | None, taken: Card | 
                            lambda: on_field(lambda: check_taken_card(hand, taken), "drawn_from_discard"),
                            lambda: on_field(lambda: stock_end_rules(rules, taken, at_stock_end, hand))):
         raise ValidationError(faults)
-    on_field(lambda: check_stock_end_take(hand, rules, upcard, taken, at_stock_end))
+    if at_stock_end:  # the hand must then be able to knock or go gin: the core's analysis says
+        on_field(lambda: report_hand(hand, rules, upcard, taken, at_stock_end))
 
 
 def _in_both(field: str, given: object, shared: Hand, where: str) -> ValidationError:

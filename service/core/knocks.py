@@ -66,7 +66,7 @@ def is_big_gin(hand: Hand, rules: Rules) -> bool:
 
 def can_finish(hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None) -> bool:
     """Whether an 11-card hand may end the hand now: a legal knock or gin, or big gin where the rules score it."""
-    return is_big_gin(hand, rules) or bool(knock_options(hand, rules, upcard, drawn_from_discard))
+    return report_hand(hand, rules, upcard, drawn_from_discard).may_finish(rules)
 
 
 def check_discard(hand: Hand, card: Card, rules: Rules, drawn_from_discard: Card | None) -> None:
@@ -142,6 +142,13 @@ class HandReport:
         legal = self.legal_discards
         return [option.card for option in legal if option.deadwood == legal[0].deadwood]
 
+    def may_finish(self, rules: Rules) -> bool:
+        """For 11 cards, whether the hand may end the hand now: a discard that may be thrown leaves a knock or gin,
+        or all eleven meld (big gin) where ``rules`` score it (for 10, no)."""
+        if self.drawn is None:
+            return False
+        return self.deadwood <= self.knock_limit or (self.drawn.big_gin is not None and rules.big_gin_bonus is not None)
+
 
 STOCK_END_TAKE = "taken_at_stock_end"
 """The input that says the card just taken is the one offered at the stock end."""
@@ -168,29 +175,21 @@ def stock_end_rules(rules: Rules, drawn_from_discard: Card | None, taken_at_stoc
     return rules.stock_end_knock()
 
 
-def check_stock_end_take(hand: Hand, rules: Rules, upcard: Card | None, drawn_from_discard: Card | None,
-                         taken_at_stock_end: bool) -> Rules:
-    """``stock_end_rules`` of an 11-card ``hand``, once it may take the card offered at the stock end: only to
-    knock or go gin (a FieldError on ``taken_at_stock_end`` where it cannot)."""
-    knock_rules = stock_end_rules(rules, drawn_from_discard, taken_at_stock_end, hand)
-    if taken_at_stock_end and drawn_from_discard is not None and not can_finish(hand, knock_rules, upcard,
-                                                                                 drawn_from_discard):
-        raise FieldError(STOCK_END_TAKE, f"{format_card(drawn_from_discard)} is taken at the stock end only to "
-                         "knock or go gin, and this hand cannot")
-    return knock_rules
-
-
 def report_hand(
     hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_discard: Card | None = None,
     taken_at_stock_end: bool = False,
 ) -> HandReport:
     """Analyze a hand of 10 cards, or of 11 over every discard (``drawn_from_discard``: the card just taken
     from the pile, one of the eleven; ``taken_at_stock_end``: that card was the discard offered at the stock
-    end, taken to knock or go gin under ``stock_end_discard``, a FieldError where ``check_stock_end_take``
-    refuses it)."""
+    end, taken under ``stock_end_rules`` only by a hand that can then knock or go gin: a FieldError on
+    ``taken_at_stock_end`` where it cannot, or where ``stock_end_rules`` refuses the take)."""
     limit = knock_limit(rules, upcard)
     check_taken_card(check_hand(hand, (10, 11)), drawn_from_discard)
-    rules = check_stock_end_take(hand, rules, upcard, drawn_from_discard, taken_at_stock_end)
+    rules = stock_end_rules(rules, drawn_from_discard, taken_at_stock_end, hand)
     if hand.bit_count() == 10:
         return HandReport(hand, limit, tuple(optimal_arrangements(hand)), None, None)
-    return HandReport(hand, limit, (), analyze_drawn_hand(hand), rules.banned_discard(drawn_from_discard))
+    report = HandReport(hand, limit, (), analyze_drawn_hand(hand), rules.banned_discard(drawn_from_discard))
+    if taken_at_stock_end and drawn_from_discard is not None and not report.may_finish(rules):
+        raise FieldError(STOCK_END_TAKE, f"{format_card(drawn_from_discard)} is taken at the stock end only to "
+                         "knock or go gin, and this hand cannot")
+    return report
