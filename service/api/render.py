@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -151,12 +151,14 @@ def rules_catalog(default: Rules) -> JSON:
     }
 
 
-def resolved_rules(rules: Rules) -> JSON:
-    """Every parameter's value, the presets that play as these rules, and the parameters that change nothing."""
+def resolved_rules(rules: Rules, given: Collection[str]) -> JSON:
+    """Every parameter's value, the presets that play as these rules, and the parameters that change nothing,
+    each marked if it is one of those ``given`` by the request."""
     return {
         "rules": asdict(rules),
         "presets": presets_played(rules),
-        "unused": [{"parameter": name, "why": why} for name, why in unused_parameters(rules).items()],
+        "unused": [{"parameter": name, "why": why, "given": name in given}
+                   for name, why in unused_parameters(rules).items()],
     }
 
 

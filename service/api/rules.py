@@ -44,13 +44,13 @@ class ResolveRules(MethodView):
     @blp.doc(operationId="resolveRules")
     @blp.arguments(RulesResolveRequest(), example=RESOLVE_EXAMPLE)
     @blp.response(200, ResolvedRules,
-                  example=render.resolved_rules(RulesResolveRequest().load(RESOLVE_EXAMPLE)["rules"]))
+                  example=render.resolved_rules(**RulesResolveRequest().load(RESOLVE_EXAMPLE)))
     def post(self, args: dict[str, Any]) -> Response:
         """The rules that a request's `rules` stands for, checked as every endpoint checks them.
 
         Every parameter's value (a preset's, with the parameters given over it), the presets that play
         as these rules, and the parameters that change nothing under them: a request's answer does not
         say which rules it was given under, and a parameter that does not apply is not refused
-        (`knock_limit` in Oklahoma, say).
+        (`knock_limit` in Oklahoma, say); `given` marks those the request set itself.
         """
-        return jsonify(render.resolved_rules(args["rules"]))
+        return jsonify(render.resolved_rules(**args))

@@ -766,6 +766,13 @@ class RulesResolveRequest(RequestSchema):
 
     rules = RulesField(load_default=resolve_rules)
 
+    @post_load(pass_original=True)
+    def _given(self, data: dict[str, Any], original: Any, **kwargs: Any) -> dict[str, Any]:
+        """The parameters the request set itself (not through a preset or the defaults)."""
+        given = original.get("rules") if isinstance(original, Mapping) else None
+        data["given"] = frozenset(given) - {"preset"} if isinstance(given, Mapping) else frozenset()
+        return data
+
 
 class UnusedParameter(Schema):
     """A rule parameter that changes nothing under the rules resolved."""
@@ -773,6 +780,9 @@ class UnusedParameter(Schema):
     parameter = fields.String(required=True, validate=OneOf([p.name for p in RULE_PARAMETERS]), metadata={
         "description": "The parameter's name."})
     why = fields.String(required=True, metadata={"description": "Why it changes nothing under these rules."})
+    given = fields.Boolean(required=True, metadata={
+        "description": "Whether the request set this parameter itself (not through a preset or the defaults): "
+        "a setting it made that does nothing here."})
 
 
 class ResolvedRules(Schema):

@@ -313,12 +313,17 @@ def test_rules_resolve_to_every_value_the_presets_played_and_the_parameters_unus
     catalog = call("GET", "/v1/rules").get_json()
     answer = call("POST", "/v1/rules/resolve", json={"rules": {"preset": "oklahoma", "knock_limit": 7}}).get_json()
     oklahoma = next(p for p in catalog["presets"] if p["name"] == "oklahoma")["rules"]
-    unused = [{"parameter": "knock_limit", "why": "in Oklahoma the first upcard sets the knock limit"}]
+    unused = [{"parameter": "knock_limit", "why": "in Oklahoma the first upcard sets the knock limit", "given": True}]
     assert answer == {"rules": {**oklahoma, "knock_limit": 7}, "presets": ["oklahoma"], "unused": unused}
     default = call("POST", "/v1/rules/resolve", json={}).get_json()
     assert default["rules"] == catalog["default"] and default["presets"] == []
     assert [u["parameter"] for u in default["unused"]] == ["oklahoma_ace", "oklahoma_spades_double",
                                                            "oklahoma_extra_boxes"]
+    assert not any(u["given"] for u in default["unused"])  # the defaults' values, not the request's
+    set_here = call("POST", "/v1/rules/resolve", json={"rules": {"oklahoma_ace": "gin_only"}}).get_json()["unused"]
+    assert [u["parameter"] for u in set_here if u["given"]] == ["oklahoma_ace"]
+    by_preset = call("POST", "/v1/rules/resolve", json={"rules": "oklahoma"}).get_json()["unused"]
+    assert by_preset == [{**unused[0], "given": False}]
     for preset in catalog["presets"]:
         by_name = call("POST", "/v1/rules/resolve", json={"rules": preset["name"]}).get_json()
         assert (by_name["rules"], by_name["presets"]) == (preset["rules"], [preset["name"]])
