@@ -68,6 +68,8 @@ CASES = [
      json.dumps({"hand": HAND}).encode("utf-16"), False, (415,)),
     ("5 MiB batch", "POST", BATCH, JSON, body({"hands": [{"hand": HAND}] * 40_000}), False, (413,)),
     ("100,000-card hand", "POST", ANALYZE, JSON, body({"hand": ["As"] * 100_000}), False, (413,)),
+    ("2 MiB of unknown keys in a batch", "POST", BATCH, JSON,
+     body({"hands": [{"hand": HAND}], **{f"k{i}": 0 for i in range(140_000)}}), False, (422,)),
     ("1,001 hands in a batch", "POST", BATCH, JSON, body({"hands": [{"hand": HAND}] * 1001}), False, (422,)),
     ("100,000 empty items in a batch", "POST", BATCH, JSON, body({"hands": [{}] * 100_000}), False, (422,)),
     ("hand is a number", "POST", ANALYZE, JSON, body({"hand": 11}), False, (422,)),
@@ -103,6 +105,7 @@ BATCH_ITEMS = {
     "100,000 cards, repeated": {"hand": (HAND * 9_091)[:100_000]},
     "hand nested 900 deep": {"hand": json.loads(nested(900, b"[", b"]", b'"As"'))},
     "rules of 10,000 parameters": {"hand": HAND, "rules": {f"p{i}": i for i in range(10_000)}},
+    "100,000 unknown keys": {"hand": HAND, **{f"k{i}": i for i in range(100_000)}},
 }
 
 
