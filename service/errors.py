@@ -157,6 +157,8 @@ def _http_detail(error: HTTPException) -> str:
     if error.code == 500:
         return "the server could not answer this request; the failure has been logged"
     if isinstance(error, ClientDisconnected):  # where the server does not end the body itself, as gunicorn does
+        if "CONTENT_LENGTH" not in request.environ:
+            return "the chunked request body ended before its last chunk (of size 0)"
         return "the request body ended before the length its Content-Length header gave"
     return error.description or TITLES.get(error.code or 500, "Error")
 

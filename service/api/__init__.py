@@ -20,6 +20,7 @@ from apispec import APISpec, BasePlugin
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from flask import Flask, Request, Response, current_app, request
+from gunicorn.http.errors import ParseException
 from marshmallow import RAISE, Schema, ValidationError
 from marshmallow.fields import Field
 from webargs.flaskparser import FlaskParser, is_json_request
@@ -37,7 +38,8 @@ PRECONDITION_FAILED = ("If-Match names no tag of this answer: its ETag, {etag}, 
 PRECONDITION_FAILED_RESPONSE = "PreconditionFailed"
 ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
     # name: (description, example)
-    "BadRequest": ("The body is not valid JSON, or the query string's bytes, raw or %-escaped, are not UTF-8; or a "
+    "BadRequest": ("The body is not valid JSON, ends before its `Content-Length` or last chunk, or its chunked "
+                   "coding cannot be read; or the query string's bytes, raw or %-escaped, are not UTF-8; or a "
                    "request line or header that gunicorn cannot read, such as a raw byte past ASCII (answered by "
                    "gunicorn before the application runs, without a request id).", problem_body(
         400, "the request body is not valid JSON: unexpected end of data (line 1, column 2)")),
@@ -295,10 +297,14 @@ class Parser(FlaskParser):
         limit_key = getattr(view_class, "max_body_config", None)
         if limit_key is not None:
             req.max_content_length = current_app.config[limit_key]
-        body = req.get_data(cache=True)
-        if "CONTENT_LENGTH" not in environ and len(body) == req.max_content_length and environ["wsgi.input"].read(1):
-            # A chunked body (no Content-Length) is cut at the limit by Werkzeug: past it, refuse.
-            raise RequestEntityTooLarge()
+        try:
+            body = req.get_data(cache=True)
+            if "CONTENT_LENGTH" not in environ and len(body) == req.max_content_length and \
+                    environ["wsgi.input"].read(1):
+                # A chunked body (no Content-Length) is cut at the limit by Werkzeug: past it, refuse.
+                raise RequestEntityTooLarge()
+        except ParseException as error:  # gunicorn's, for a chunked coding it cannot read (else a 500)
+            raise BadRequest(f"the request body's chunked coding could not be read: {str(error)[:100]}") from None
         if not body.strip():
             # Not JSON, like a body of spaces; webargs would take an error with an empty ``doc`` for
             # a missing body, and answer that the fields are missing.

@@ -235,3 +235,24 @@ def test_the_server_is_still_healthy_afterwards(target: Target) -> None:
     log = target.server.log()[target.log_start :]
     for trouble in ("Traceback", "WORKER TIMEOUT", '"status":5', '"level":"ERROR"', '"level":"CRITICAL"'):
         assert trouble not in log
+
+
+@pytest.mark.parametrize(("chunks", "detail"), [
+    (b"zz\r\n{}\r\n0\r\n\r\n", "the request body's chunked coding could not be read: Invalid chunk size: b'zz'"),
+    (b"2\r\n{}XX0\r\n\r\n", "the request body's chunked coding could not be read: Invalid chunk terminator is not "
+                            "'\\r\\n': b'XX'"),
+    (b"10\r\n{\"hand\"", "the chunked request body ended before its last chunk (of size 0)"),
+], ids=["chunk size", "chunk terminator", "no last chunk"])
+def test_a_chunked_body_that_cannot_be_read_is_a_400(target: Target, chunks: bytes, detail: str) -> None:
+    """The app's problem, with a request id (gunicorn's reader raised it into the app, which answered a 500)."""
+    head = (f"POST {ANALYZE} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+            "Connection: close\r\n\r\n").encode()
+    with socket.create_connection(("127.0.0.1", target.port), timeout=30) as connection:
+        connection.sendall(head + chunks)
+        connection.shutdown(socket.SHUT_WR)  # the client sends no more
+        response = http.client.HTTPResponse(connection, method="POST")
+        response.begin()
+        payload = response.read()
+    assert response.status == 400 and response.headers["Content-Type"] == "application/problem+json"
+    assert response.headers["X-Request-ID"]
+    assert json.loads(payload)["detail"] == detail
