@@ -66,8 +66,9 @@ ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
     # route only a query string can make a request line too long: the operations that take one document the 414.
     "URITooLong": ("The request line is over gunicorn's limit of 4,094 bytes (answered by gunicorn, without a "
                    "request id).", problem_body(414, "Request Line is too large (4236 > 4094)")),
-    "HeadersTooLarge": ("A header, or their number, is over gunicorn's limits (8,190 bytes each, 100 headers; "
-                        "answered by gunicorn, without a request id).", problem_body(
+    "HeadersTooLarge": ("A header, or their number, is over gunicorn's limits (8,190 bytes a header line with "
+                        "its CRLF, so 8,188 of `Name: value`; 100 headers; answered by gunicorn, without a "
+                        "request id).", problem_body(
         431, "Error parsing headers: 'limit request headers fields size'")),
 }
 # The errors that only gunicorn answers: they carry no request id.

@@ -176,6 +176,14 @@ def test_gunicorn_refusals_are_the_documented_problems(target: Target) -> None:
         assert "X-Request-ID" not in reply.headers  # as documented: gunicorn answers before the app's id
 
 
+def test_gunicorns_header_limit_is_the_documented_one(target: Target) -> None:
+    """8,190 bytes a header line with its CRLF: 8,188 of ``Name: value`` (the docs said 8,190 of them)."""
+    def status(length: int) -> int:
+        return exchange(target.port, "GET", "/readyz", headers={"X-Long": "x" * (length - len("X-Long: "))}).status
+
+    assert (status(8_188), status(8_189)) == (200, 431)
+
+
 # The reason phrases of RFC 9110 for the statuses gunicorn answers itself.
 GUNICORN_STATUSES = {400: "Bad Request", 414: "URI Too Long", 417: "Expectation Failed",
                      431: "Request Header Fields Too Large", 501: "Not Implemented"}
