@@ -9,6 +9,7 @@ import http.client
 import json
 import re
 import socket
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -123,8 +124,11 @@ class Target:
 
 
 @pytest.fixture(scope="module")
-def target(shared_server: GunicornServer) -> Target:
-    return Target(shared_server, shared_server.worker_pids(), len(shared_server.log()))
+def target(shared_server: GunicornServer) -> Iterator[Target]:
+    """The shared server; once this module's hostile inputs are done, it must still be healthy."""
+    hostile = Target(shared_server, shared_server.worker_pids(), len(shared_server.log()))
+    yield hostile
+    assert_still_healthy(hostile)
 
 
 @pytest.mark.parametrize(
@@ -234,8 +238,9 @@ def test_a_chunked_body_within_the_limit_is_read_whole(target: Target, size: int
     assert reply.status == 200 and reply.json()["deadwood"] >= 0
 
 
-def test_the_server_is_still_healthy_afterwards(target: Target) -> None:
-    """Runs last in this module: the same workers are alive, ready, answering, and logged no error."""
+def assert_still_healthy(target: Target) -> None:
+    """The same workers are alive, ready, answering, and logged no error (a fixture's teardown: after every test of
+    the module, whatever their order)."""
     assert target.server.worker_pids() == target.workers, "a worker died or was killed"
     assert exchange(target.port, "GET", "/readyz").status == 200
     answer = exchange(target.port, "POST", ANALYZE, body({"hand": HAND}), JSON)
