@@ -31,8 +31,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from ops.live_server import GUNICORN_CONF, GunicornServer
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.ops.live_server import GUNICORN_CONF, GunicornServer
 
 PATH = "/v1/hands/analyze"
 # A typical hand just after the draw: a run, a set, two near-melds and loose high cards.
