@@ -732,8 +732,9 @@ class GameScore(Schema):
         "description": "The game is complete, the loser won no hand, and the rules' `shutout` is not `none` (under "
         "`none` it is always false)."})
     final_scores = fields.List(fields.Integer(), required=True, metadata={
-        "description": "Totals with every bonus so far: the box points, and the game bonus once the game is "
-        "complete (before that, the scores as they stand)."})
+        "description": "The running totals with every bonus earned so far: the box points from the first hand on "
+        "(so these can exceed the running totals before the game is complete), and the game bonus and any "
+        "shutout once it is."})
     settlement = fields.Integer(required=True, validate=Range(0), metadata={
         "description": "What `payer` pays the other side once the game is complete: the difference between the "
         "final scores (0 before then)."})
@@ -848,23 +849,26 @@ class HintAlternative(Schema):
         "counts as 2d - L below the knock limit L (so a hand in knocking range can score above 0) and as "
         "30 + (d - 30) / 2 above 30."})
     unit = fields.String(required=True, validate=OneOf(["points", "deadwood"]), metadata={
-        "description": "`points` for knocks, gin and big gin, and for every move of the last turn (one card above "
+        "description": "`points` for knocks, gin and big gin, for a take the engine would follow at once with a "
+        "knock or gin, and for every move of the last turn (one card above "
         "the stock's end, when no draw of yours follows: a discard is then worth what the opponent's last turn "
         "costs you); `deadwood` otherwise."})
     deadwood = fields.Integer(required=True, allow_none=True, metadata={
         "description": "Deadwood of the ten cards kept."})
     expected_points = fields.Float(required=True, allow_none=True, metadata={
-        "description": "Knocks, and every move of the last turn: the expected score of the hand."})
+        "description": "Knocks, takes followed at once by a knock or gin, and every move of the last turn: the "
+        "expected score of the hand."})
     undercut_risk = fields.Float(required=True, allow_none=True, metadata={
-        "description": "Knocks: the chance of being undercut."})
+        "description": "Knocks, and takes followed at once by a knock: the chance of being undercut."})
     outs = fields.List(_card(), required=True, metadata={
         "description": "The live outs of the ten cards kept: the unseen cards (not in your hand, the pile or "
         "`opponent_hand_known`) that, drawn next, would lower their least deadwood (after the best discard) or "
         "form a meld with two or more of them. None for a discard on the last turn, when no draw follows. A knock "
-        "gives those of the same discard without the knock, for comparison; gin and big gin give none."})
+        "gives those of the same discard without the knock, for comparison; gin and big gin give none; a take gives "
+        "those of the ten cards kept after `then_discard`."})
     safety = fields.Float(required=True, allow_none=True, metadata={
         "description": "Discards: the chance the opponent cannot meld the card (a knock gives the same discard's, "
-        "for comparison: the card it throws face down cannot be taken)."})
+        "for comparison: the card it throws face down cannot be taken; a take gives that of `then_discard`)."})
     then_discard = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD),
                                  metadata={"description": "Taking the upcard: the discard planned after it."})
 
@@ -894,10 +898,10 @@ class HintAnswer(Schema):
                    "lay off).")
     deadwood_cards = _cards("The cards kept outside `melds`: for a knock, the deadwood laid down beside them.")
     samples = fields.Integer(required=True, metadata={
-        "description": "Opponent hands the evaluation used, evenly weighted: 24, fewer when the time budget ran "
-        "out. Hands are drawn until they are worth that many evenly weighted ones (at most 240 drawn), then "
-        "resampled by how well each fits what the opponent did; where its play fits few hands, even 240 are "
-        "worth fewer, and some of the 24 repeat (`effective_samples`)."})
+        "description": "Opponent hands the evaluation used, evenly weighted: 24, fewer (at least 8) when the time "
+        "budget ran out while they were being drawn. Hands are drawn until they are worth that many evenly "
+        "weighted ones (at most 240 drawn), then resampled by how well each fits what the opponent did; where its "
+        "play fits few hands, even 240 are worth fewer, and some of the 24 repeat (`effective_samples`)."})
     effective_samples = fields.Float(required=True, metadata={
         "description": "What the drawn opponent hands were worth as evenly weighted ones, at most `samples` (to "
         "one decimal): well below it, few hands fit what the opponent did, and the estimates (expected points, "
