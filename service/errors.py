@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from flask import Flask, Response, current_app, request
 from marshmallow import ValidationError
@@ -110,6 +110,13 @@ def _long_key_named(path: tuple[str | int, ...], message: str) -> tuple[str, str
     return _pointer(path), message
 
 
+def _readable(path: str) -> str:
+    """A pointer's path as the body wrote its keys (``a b``, not ``a%20b``), unless that would not print on one
+    line."""
+    keys = unquote(path)
+    return keys if keys.isprintable() else path
+
+
 def summary(errors: list[dict[str, str]]) -> str:
     """A one-line detail naming the first faults."""
     parts = []
@@ -118,7 +125,7 @@ def summary(errors: list[dict[str, str]]) -> str:
             where = entry["parameter"] or '""'
         else:
             pointer = entry["pointer"]
-            where = "request body" if pointer == "#" else pointer.removeprefix("#/") or '""'
+            where = "request body" if pointer == "#" else _readable(pointer.removeprefix("#/")) or '""'
         parts.append(f"{where}: {entry['detail']}")
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
     return "; ".join(parts) + more

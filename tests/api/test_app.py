@@ -895,3 +895,11 @@ def test_spec_is_served_as_json_and_yaml(app: Flask, client) -> None:  # type: i
     assert as_json.mimetype == "application/json" and as_yaml.mimetype == "application/yaml"
     assert as_json.get_json()["info"]["version"] == __version__
     assert as_yaml.get_data(as_text=True) == app.extensions["openapi"]["yaml"]
+
+
+def test_the_detail_names_keys_as_written_and_the_pointers_encode_them(call: Call) -> None:
+    """A URI fragment encodes "é" and a space; the one-line detail shows them as the body wrote them, save a key that
+    would break its line (found by a docs audit: "%C3%A9: unknown field")."""
+    problem = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "é": 1, "a b": 2, "x\ny": 3}), 422)
+    assert [error["pointer"] for error in problem["errors"]] == ["#/%C3%A9", "#/a%20b", "#/x%0Ay"]
+    assert [part.split(":")[0] for part in problem["detail"].split("; ")] == ["é", "a b", "x%0Ay"]
