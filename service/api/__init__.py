@@ -25,6 +25,7 @@ from marshmallow import RAISE, Schema, ValidationError
 from marshmallow.fields import Field
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
+from werkzeug.exceptions import NotImplemented as NotImplementedCoding
 from werkzeug.http import generate_etag
 
 from ..errors import INVALID_INPUT, PROBLEM_MEDIA_TYPE, UnsupportedBodyEncoding, problem, problem_body
@@ -54,7 +55,8 @@ ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
         type_=INVALID_INPUT, errors=[{
             "pointer": "#/hand",
             "detail": "unknown card 'Zz': expected a rank (A 2-9 T/10 J Q K) and a suit (s h d c or ♠ ♥ ♦ ♣)"}])),
-    "Error": ("Any other error: 404 unknown route, 405 wrong method (with `Allow`), 500. gunicorn answers some "
+    "Error": ("Any other error: 404 unknown route, 405 wrong method (with `Allow`), 501 for a body sent with a "
+              "transfer coding other than `chunked` (such as `gzip, chunked`), 500. gunicorn answers some "
               "itself, without a request id: a 400 for a request line or header it cannot read, a 417 for an "
               "`Expect` other than `100-continue`, a 501 for a transfer coding it does not know, and a 500 when a "
               "request outlasts the time limit.", problem_body(
@@ -290,6 +292,10 @@ class Parser(FlaskParser):
         if encoding.strip().lower() not in ("", "identity"):  # codings are case-insensitive (RFC 9110)
             raise UnsupportedBodyEncoding(f"the request body is sent with Content-Encoding: {encoding}; "
                                           "send it uncompressed")
+        if (codings := environ.get("HTTP_TRANSFER_ENCODING")) and codings.lower().replace(" ", "") != "chunked":
+            # gunicorn answers a coding it does not know, and passes ``gzip, chunked`` on with the body compressed.
+            raise NotImplementedCoding(f"the request body is sent with Transfer-Encoding: {codings[:100]}; send it "
+                                       "chunked alone, or with a Content-Length")
         if ";" in environ.get("CONTENT_TYPE", ""):
             charset = req.mimetype_params.get("charset", "utf-8").lower()
             if charset not in ("utf-8", "utf8"):
