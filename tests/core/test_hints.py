@@ -8,6 +8,7 @@ written here from the rules, not against the engine's own helpers.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import math
 import random
@@ -258,18 +259,23 @@ def least_after_draw(hand: Hand, card: Card) -> int:
     return min(min_deadwood(drawn & ~card_bit(d)) for d in ALL_CARDS if drawn >> d & 1)
 
 
-def worth(deadwood: int, limit: int) -> float:
-    """Reference: the default worth of a least deadwood, added up point by point (each point up to the
-    knock limit counts 2, each above 30 or the limit 0.5, the rest 1), less the limit, so that a
-    deadwood at the limit is worth itself."""
-    return sum(2.0 if point <= limit else 1.0 if point <= max(30, limit) else 0.5
-               for point in range(1, deadwood + 1)) - limit
+def worth(deadwood: int, limit: int, config: EngineConfig = DEFAULT_CONFIG) -> float:
+    """Reference: the worth of a least deadwood, added up point by point (by default each point up to the
+    knock limit counts 2, each above 30 or the limit 0.5, the rest 1), less what the limit's points count
+    beyond themselves, so that a deadwood at the limit is worth itself."""
+    low, high, high_from = config.knock_range_slope, config.high_deadwood_slope, config.high_deadwood_from
+    return sum(low if point <= limit else 1.0 if point <= max(high_from, limit) else high
+               for point in range(1, deadwood + 1)) - (low - 1) * limit
 
 
-def test_the_worth_of_a_deadwood_adds_up_its_points() -> None:
+@pytest.mark.parametrize("config", [
+    DEFAULT_CONFIG,
+    dataclasses.replace(DEFAULT_CONFIG, knock_range_slope=1.5, high_deadwood_from=5, high_deadwood_slope=0.25),
+], ids=["default", "high deadwood from below the limit"])
+def test_the_worth_of_a_deadwood_adds_up_its_points(config: EngineConfig) -> None:
     for limit in range(11):
         for deadwood in range(101):
-            assert deadwood_worth(deadwood, limit, DEFAULT_CONFIG) == pytest.approx(worth(deadwood, limit))
+            assert deadwood_worth(deadwood, limit, config) == pytest.approx(worth(deadwood, limit, config))
 
 
 def one_draw(hand: Hand, unseen: list[Card], limit: int | None = None) -> float:

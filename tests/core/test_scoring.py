@@ -90,22 +90,36 @@ def check_knockers_choice(rules: Rules, deals: list[tuple[Hand, Hand]]) -> None:
         assert layoffs_allowed or result.defender.layoffs == ()
 
 
+def _knock_rules(rng: random.Random) -> tuple[Rules, Card | None]:
+    """Default rules, another knock limit, or Oklahoma with either Ace rule and an upcard; the card taken from the
+    pile may be discarded or not."""
+    pickup = rng.random() < 0.3
+    kind = rng.choice(["default", "limit", "oklahoma"])
+    if kind == "oklahoma":
+        rules = Rules(oklahoma=True, oklahoma_ace=rng.choice(["one", "gin_only"]), discard_pickup_allowed=pickup)
+        return rules, rng.choice(ALL_CARDS)
+    return Rules(knock_limit=10 if kind == "default" else rng.randint(0, 10), discard_pickup_allowed=pickup), None
+
+
 @pytest.mark.parametrize("seed", [4, 5])
 def test_knock_options_match_reference(seed: int) -> None:
+    """Under every knock limit, Oklahoma's too, and either rule on the card just taken (the reference's limit is
+    its own reading of the upcard)."""
     rng = random.Random(seed)
-    rules = Rules()
     for _ in range(300):
+        rules, upcard = _knock_rules(rng)
         hand = hand_from_cards(rng.sample(POOLS[rng.choice(["dense", "high", "deck"])], 11))
         drawn = rng.choice([None, *[c for c in ALL_CARDS if hand >> c & 1]])
-        options = knock_options(hand, rules, drawn_from_discard=drawn)
+        options = knock_options(hand, rules, upcard, drawn_from_discard=drawn)
         expected = ref.drawn_hand(ref.from_bits(hand))
-        taken = ref.from_bits(0 if drawn is None else 1 << drawn)
-        allowed = {card for card, (least, _) in expected.items() if least <= rules.knock_limit and card not in taken}
+        taken = ref.from_bits(0 if drawn is None or rules.discard_pickup_allowed else 1 << drawn)
+        limit = reference_limit(rules, upcard)
+        allowed = {card for card, (least, _) in expected.items() if least <= limit and card not in taken}
         assert {ref.from_card(o.card) for o in options} == allowed
         big_gin = ref.is_big_gin(ref.from_bits(hand))
-        assert can_finish(hand, rules, drawn_from_discard=drawn) == (bool(allowed) or big_gin)
+        assert can_finish(hand, rules, upcard, drawn_from_discard=drawn) == (bool(allowed) or big_gin)
         no_big_gin = dataclasses.replace(rules, big_gin_bonus=None)
-        assert can_finish(hand, no_big_gin, drawn_from_discard=drawn) == bool(allowed)
+        assert can_finish(hand, no_big_gin, upcard, drawn_from_discard=drawn) == bool(allowed)
         for option in options:
             card = ref.from_card(option.card)
             assert option.deadwood == expected[card][0] and option.gin == (option.deadwood == 0)
