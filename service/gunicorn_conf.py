@@ -82,6 +82,12 @@ class JSONLogger(Logger):  # type: ignore[misc]  # gunicorn is untyped
 
 logger_class = JSONLogger
 
+# A request line and each header line up to 8 KiB with its CRLF, as the gateway's nginx reads them (its
+# large_client_header_buffers), so that nginx refuses a longer one first, as a problem with a request id
+# (gunicorn's defaults, 4,094 and 8,190 bytes, let nginx pass lines that gunicorn then refused without one).
+# 8,190 is the most gunicorn allows for the request line; a header line's limit counts its CRLF.
+limit_request_line = 8190
+limit_request_field_size = 8192
 # Heartbeat files in memory, not on a container's overlay disk.
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 # No control socket: nothing manages the server at run time, and $HOME may be read-only.

@@ -66,10 +66,10 @@ ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
                                        etag='W/"651fc36d8024bc9dd1221db59d365d776c99ca28"'))),
     # gunicorn refuses these itself, before the application runs. The API's paths are short, so on a documented
     # route only a query string can make a request line too long: the operations that take one document the 414.
-    "URITooLong": ("The request line is over gunicorn's limit of 4,094 bytes (answered by gunicorn, without a "
-                   "request id).", problem_body(414, "Request Line is too large (4236 > 4094)")),
-    "HeadersTooLarge": ("A header, or their number, is over gunicorn's limits (8,190 bytes a header line with "
-                        "its CRLF, so 8,188 of `Name: value`; 100 headers; answered by gunicorn, without a "
+    "URITooLong": ("The request line is over gunicorn's limit of 8,190 bytes (answered by gunicorn, without a "
+                   "request id).", problem_body(414, "Request Line is too large (9036 > 8190)")),
+    "HeadersTooLarge": ("A header, or their number, is over gunicorn's limits (8,192 bytes a header line with "
+                        "its CRLF, so 8,190 of `Name: value`; 100 headers; answered by gunicorn, without a "
                         "request id).", problem_body(
         431, "Error parsing headers: 'limit request headers fields size'")),
 }

@@ -92,7 +92,7 @@ CASES = [
     ("unknown path", "POST", "/v1/hands/analyse", JSON, body({"hand": HAND}), False, (404,)),
     ("query of 600 cards", "GET", ANALYZE + "?hand=" + ",".join(["As"] * 600), {}, b"", False, (422,)),
     # Refused by gunicorn itself, before the application runs.
-    ("request line over 4,094 bytes", "GET", ANALYZE + "?hand=" + "As," * 3000, {}, b"", False, (414,)),
+    ("request line over 8,190 bytes", "GET", ANALYZE + "?hand=" + "As," * 3000, {}, b"", False, (414,)),
     ("200 headers", "GET", "/readyz", {f"X-H{i}": "1" for i in range(200)}, b"", False, (431,)),
     ("a header of 9,000 bytes", "GET", "/readyz", {"X-Long": "x" * 9000}, b"", False, (431,)),
     ("a header name with a control byte", "GET", "/readyz", {"X-Bad\x01": "1"}, b"", False, (400,)),
@@ -180,12 +180,17 @@ def test_gunicorn_refusals_are_the_documented_problems(target: Target) -> None:
         assert "X-Request-ID" not in reply.headers  # as documented: gunicorn answers before the app's id
 
 
-def test_gunicorns_header_limit_is_the_documented_one(target: Target) -> None:
-    """8,190 bytes a header line with its CRLF: 8,188 of ``Name: value`` (the docs said 8,190 of them)."""
+def test_gunicorns_line_limits_are_the_documented_ones(target: Target) -> None:
+    """8,192 bytes a header line with its CRLF: 8,190 of ``Name: value``, as the gateway passes them; and a request
+    line of 8,190 bytes."""
     def status(length: int) -> int:
         return exchange(target.port, "GET", "/readyz", headers={"X-Long": "x" * (length - len("X-Long: "))}).status
 
-    assert (status(8_188), status(8_189)) == (200, 431)
+    def line_status(length: int) -> int:
+        return exchange(target.port, "GET", "/readyz?" + "x" * (length - len("GET /readyz? HTTP/1.1"))).status
+
+    assert (status(8_190), status(8_191)) == (200, 431)
+    assert (line_status(8_190), line_status(8_191)) == (200, 414)
 
 
 # The reason phrases of RFC 9110 for the statuses gunicorn answers itself.
