@@ -8,6 +8,7 @@ entry per fault: ``pointer`` (a JSON pointer into the body, as a URI fragment) o
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
@@ -17,7 +18,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import ClientDisconnected, HTTPException, InternalServerError, UnsupportedMediaType
 
 from .core.cards import CardError
-from .core.errors import FieldError, GinError, describe_value
+from .core.errors import FieldError, GinError, describe_value, one_line
 from .core.rules import RulesError
 from .core.scoring import GameError, IllegalKnockError
 
@@ -110,11 +111,14 @@ def _long_key_named(path: tuple[str | int, ...], message: str) -> tuple[str, str
     return _pointer(path), message
 
 
+PLAIN_PATH = re.compile(r"[\w/-]*", re.ASCII)
+
+
 def _readable(path: str) -> str:
-    """A pointer's path as the body wrote its keys (``a b``, not ``a%20b``), unless that would not print on one
-    line."""
+    """A pointer's path with its keys as the body wrote them, quoted unless they are plain names (``"a b"``, not
+    ``a%20b``; ``"hand "`` shows its space), escaped where they would not print on one line."""
     keys = unquote(path)
-    return keys if keys.isprintable() else path
+    return keys if PLAIN_PATH.fullmatch(keys) else one_line(json.dumps(keys, ensure_ascii=False))
 
 
 def summary(errors: list[dict[str, str]]) -> str:
@@ -127,7 +131,7 @@ def summary(errors: list[dict[str, str]]) -> str:
             pointer = entry["pointer"]
             where = "request body" if pointer == "#" else _readable(pointer.removeprefix("#/")) or '""'
         parts.append(f"{where}: {entry['detail']}")
-    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    more = f" (and {len(errors) - 3:,} more)" if len(errors) > 3 else ""
     return "; ".join(parts) + more
 
 

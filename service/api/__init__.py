@@ -20,11 +20,11 @@ from apispec import APISpec, BasePlugin
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from flask import Flask, Request, Response, current_app, request
-from gunicorn.http.errors import ParseException
+from gunicorn.http.errors import ChunkMissingTerminator, ParseException
 from marshmallow import RAISE, Schema, ValidationError
 from marshmallow.fields import Field
 from webargs.flaskparser import FlaskParser, is_json_request
-from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, UnsupportedMediaType
+from werkzeug.exceptions import BadRequest, ClientDisconnected, RequestEntityTooLarge, UnsupportedMediaType
 from werkzeug.exceptions import NotImplemented as NotImplementedCoding
 from werkzeug.http import generate_etag
 
@@ -311,6 +311,8 @@ class Parser(FlaskParser):
                 # A chunked body (no Content-Length) is cut at the limit by Werkzeug: past it, refuse.
                 raise RequestEntityTooLarge()
         except ParseException as error:  # gunicorn's, for a chunked coding it cannot read (else a 500)
+            if isinstance(error, ChunkMissingTerminator) and not error.term:  # the body ended there
+                raise ClientDisconnected() from None
             raise BadRequest(f"the request body's chunked coding could not be read: {str(error)[:100]}") from None
         if not body.strip():
             # Not JSON, like a body of spaces; webargs would take an error with an empty ``doc`` for

@@ -323,6 +323,12 @@ class QueryBooleanField(ShowsInvalidValue, fields.Boolean):
         raise self.make_error("invalid", input=value)
 
 
+def first_keys(keys: list[Any]) -> str:
+    """The first three of ``keys``, described, and how many more there are."""
+    named = ", ".join(describe_value(key) for key in keys[:3])
+    return f"{named} and {len(keys) - 3:,} more" if len(keys) > 3 else named
+
+
 class RulesField(fields.Field[Rules]):
     """Rules as a preset name, an object of parameters, or both (``{"preset": ..., **overrides}``)."""
 
@@ -343,11 +349,10 @@ class RulesField(fields.Field[Rules]):
             return load_rules(value, {}, preset_at_root=True)
         if isinstance(value, dict):
             if len(value) > len(RULE_PARAMETERS) + 1:  # refused by its count alone, however many names are unknown
-                unknown = [describe_value(key) for key in value if key != "preset" and key not in _PARAMETER_NAMES]
-                more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+                unknown = [key for key in value if key != "preset" and key not in _PARAMETER_NAMES]
                 raise ValidationError(f"expected at most {len(RULE_PARAMETERS) + 1} keys (`preset` and the "
                                       f"{len(RULE_PARAMETERS)} rule parameters GET /v1/rules lists), got "
-                                      f"{len(value)}; not rule parameters: {', '.join(unknown[:3])}{more}")
+                                      f"{len(value):,}; not rule parameters: {first_keys(unknown)}")
             overrides = dict(value)
             preset = overrides.pop("preset", None)
             if "preset" in value and not isinstance(preset, str):

@@ -11,12 +11,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, get_args
 
-from marshmallow import Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
 from marshmallow.exceptions import SCHEMA
 
 from ..core import errors as core_errors
 from ..core.cards import Card, CardError, Hand, format_card, hand_cards, lowest_card, parse_card
-from ..core.errors import describe_value, may_not_be_null
+from ..core.errors import may_not_be_null
 from ..core.hints import (
     DEFAULT_CONFIG,
     FULL_STOCK,
@@ -53,6 +53,7 @@ from .fields import (
     QueryIntegerField,
     Range,
     RulesField,
+    first_keys,
     hand_text_pattern,
     load_rules,
     parameter_json_schema,
@@ -172,13 +173,19 @@ class RequestSchema(InputSchema):
         self.error_messages = {**self.error_messages, "unknown": f"unknown field: {self.expected_keys}"}
 
     def load(self, data: Any, *, many: bool | None = None, partial: Any = None, unknown: Any = None) -> Any:
-        """Load ``data``, refusing at once an object of more than ``MAX_LISTED_ERRORS`` unknown keys."""
-        if self.count_unknown_keys and isinstance(data, Mapping) and len(data) > MAX_LISTED_ERRORS:
+        """Load ``data``; an object of more than ``MAX_LISTED_ERRORS`` unknown keys (where they are refused) gets
+        one fault at the object for them all, beside its known fields' own faults."""
+        if (self.count_unknown_keys and isinstance(data, Mapping) and len(data) > MAX_LISTED_ERRORS
+                and (unknown or self.unknown) == RAISE):
             unknown_keys = [key for key in data if key not in self.known_keys]
             if len(unknown_keys) > MAX_LISTED_ERRORS:
-                first = ", ".join(describe_value(key) for key in unknown_keys[:3])
-                raise ValidationError(f"{len(unknown_keys):,} unknown fields ({first} and {len(unknown_keys) - 3:,} "
-                                      f"more): {self.expected_keys}")
+                fault = f"{len(unknown_keys):,} unknown fields ({first_keys(unknown_keys)}): {self.expected_keys}"
+                try:
+                    super().load({key: data[key] for key in data if key in self.known_keys}, partial=partial)
+                except ValidationError as error:
+                    messages = validation_messages(error)
+                    raise ValidationError({SCHEMA: [fault, *messages.pop(SCHEMA, [])], **messages}) from None
+                raise ValidationError(fault)
         return super().load(data, many=many, partial=partial, unknown=unknown)
 
     def on_bind_field(self, field_name: str, field_obj: fields.Field[Any]) -> None:

@@ -32,6 +32,13 @@ def may_not_be_null(expected: str) -> str:
     return f"may not be null: {expected}"
 
 
+def one_line(text: str) -> str:
+    """``text`` with every character that does not print (a line or paragraph separator, say) escaped."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode() for char in text)
+
+
 def describe_value(value: object) -> str:
     """A short, bounded description of a value given for a parameter (it may be anything a client
     sent, so never its full ``repr``)."""
@@ -48,7 +55,7 @@ def describe_value(value: object) -> str:
         text = str(value)
         return text if len(text) <= 40 else f"a number written with {len(text):,} characters"
     if isinstance(value, str):
-        return json.dumps(value if len(value) <= 40 else value[:40] + "...", ensure_ascii=False)
+        return one_line(json.dumps(value if len(value) <= 40 else value[:40] + "...", ensure_ascii=False))
     if isinstance(value, list | tuple):
         return "a list"
     return "an object" if isinstance(value, dict) else f"a {type(value).__name__}"

@@ -11,11 +11,13 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from marshmallow import EXCLUDE
 from werkzeug.exceptions import MethodNotAllowed
 from werkzeug.routing import MapAdapter
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from service import __version__, create_app
+from service.api.schemas import AnalyzeRequest
 from service.config import load_config
 from service.core.cards import CardError
 from service.core.errors import GinError
@@ -747,8 +749,8 @@ def test_rules_with_more_keys_than_there_are_parameters_are_refused_by_their_cou
     problem = response.get_json()["results"][0]["problem"] if url.endswith("batch") else _problem(response, 422)
     pointer = "#/hands/0/rules" if url.endswith("batch") else "#/rules"
     assert problem["errors"] == [{"pointer": pointer, "detail": "expected at most 18 keys (`preset` and the 17 rule "
-                                  'parameters GET /v1/rules lists), got 6000; not rule parameters: "p0", "p1", "p2" '
-                                  "and 5997 more"}]
+                                  'parameters GET /v1/rules lists), got 6,000; not rule parameters: "p0", "p1", "p2" '
+                                  "and 5,997 more"}]
     assert len(response.get_data()) < 600
 
 
@@ -810,9 +812,9 @@ def test_a_problem_lists_its_first_twenty_faults_and_counts_the_rest(call: Call)
 def test_an_object_of_more_unknown_keys_than_a_problem_lists_is_refused_by_their_count(call: Call, where: str
                                                                                         ) -> None:
     """Twenty unknown keys get a fault each; more are one fault at the object, however many (a 2 MiB batch of
-    260,000 keys took 1.7 s and 170 MB while each got its own)."""
-    def answer(keys: int) -> dict[str, Any]:
-        item = {"hand": TEN, **{f"k{i}": 0 for i in range(keys)}}
+    260,000 keys took 1.7 s and 170 MB while each got its own), beside the faults of the object's known fields."""
+    def answer(keys: int, hand: str = TEN) -> dict[str, Any]:
+        item = {"hand": hand, **{f"k{i}": 0 for i in range(keys)}}
         if where == "body":
             return _problem(call("POST", "/v1/hands/analyze", json=item), 422)
         results = call("POST", "/v1/hands/analyze/batch", json={"hands": [{"hand": TEN}, item]}).get_json()
@@ -823,10 +825,13 @@ def test_an_object_of_more_unknown_keys_than_a_problem_lists_is_refused_by_their
     pointer = "#" if where == "body" else "#/hands/1"
     listed = answer(20)
     assert [error["pointer"] for error in listed["errors"]] == [f"{pointer}/k{i}" for i in range(20)]
-    counted = answer(5_000)
-    assert counted["errors"] == [{"pointer": pointer, "detail": '5,000 unknown fields ("k0", "k1", "k2" and '
-                                  "4,997 more): expected only drawn_from_discard, hand, rules, "
-                                  "taken_at_stock_end, upcard"}]
+    expected = "expected only drawn_from_discard, hand, rules, taken_at_stock_end, upcard"
+    assert answer(21)["errors"] == [{"pointer": pointer, "detail": f'21 unknown fields ("k0", "k1", "k2" and 18 more): '
+                                     f"{expected}"}]
+    counted = answer(5_000, hand="As 2s")
+    assert counted["errors"] == [
+        {"pointer": pointer, "detail": f'5,000 unknown fields ("k0", "k1", "k2" and 4,997 more): {expected}'},
+        {"pointer": f"{pointer}/hand", "detail": "a hand here has 10 or 11 cards, got 2"}]
 
 
 @pytest.mark.parametrize(("url", "body", "detail"), [
@@ -898,8 +903,24 @@ def test_spec_is_served_as_json_and_yaml(app: Flask, client) -> None:  # type: i
 
 
 def test_the_detail_names_keys_as_written_and_the_pointers_encode_them(call: Call) -> None:
-    """A URI fragment encodes "é" and a space; the one-line detail shows them as the body wrote them, save a key that
-    would break its line (found by a docs audit: "%C3%A9: unknown field")."""
-    problem = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "é": 1, "a b": 2, "x\ny": 3}), 422)
-    assert [error["pointer"] for error in problem["errors"]] == ["#/%C3%A9", "#/a%20b", "#/x%0Ay"]
-    assert [part.split(":")[0] for part in problem["detail"].split("; ")] == ["é", "a b", "x%0Ay"]
+    """A URI fragment encodes "é" and a space; the one-line detail shows them as the body wrote them, quoted (so that
+    a trailing space shows) and escaped where they would break the line (found by a docs audit: "%C3%A9: unknown
+    field"; a review: "hand ")."""
+    body = {"hand": TEN, "é": 1, "a b": 2, "x\ny": 3, "hand ": 4, "u\u2028": 5}
+    problem = _problem(call("POST", "/v1/hands/analyze", json=body), 422)
+    assert [error["pointer"] for error in problem["errors"]] == ["#/%C3%A9", "#/a%20b", "#/x%0Ay", "#/hand%20",
+                                                                 "#/u%E2%80%A8"]
+    assert problem["detail"].startswith('"é": unknown field: expected only drawn_from_discard, hand, rules, '
+                                        'taken_at_stock_end, upcard; "a b": unknown field')
+    assert problem["detail"].endswith("(and 2 more)")
+    rules = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "rules": {"knock_limit ": 5}}), 422)
+    assert rules["detail"] == '"rules/knock_limit ": unknown rule parameter; did you mean knock_limit?'
+    counted = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, **{f"k\u2028{i}": 0 for i in range(21)}}),
+                       422)
+    assert counted["detail"].isprintable() and "\\u2028" in counted["detail"]
+
+
+def test_unknown_keys_are_counted_only_where_they_are_refused() -> None:
+    """A schema loaded with ``unknown=EXCLUDE`` drops any number of them, as marshmallow does (a review)."""
+    loaded = AnalyzeRequest().load({"hand": TEN, **{f"k{i}": 0 for i in range(21)}}, unknown=EXCLUDE)
+    assert set(loaded) == {"hand", "rules", "taken_at_stock_end"}

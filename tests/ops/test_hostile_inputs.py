@@ -261,7 +261,9 @@ def assert_still_healthy(target: Target) -> None:
     (b"2\r\n{}XX0\r\n\r\n", "the request body's chunked coding could not be read: Invalid chunk terminator is not "
                             "'\\r\\n': b'XX'"),
     (b"10\r\n{\"hand\"", "the chunked request body ended before its last chunk (of size 0)"),
-], ids=["chunk size", "chunk terminator", "no last chunk"])
+    (b"2\r\n{}", "the chunked request body ended before its last chunk (of size 0)"),
+    (b"2\r\n{}\r\n0\r\n", "the chunked request body ended before its last chunk (of size 0)"),
+], ids=["chunk size", "chunk terminator", "no last chunk", "ends after a chunk", "ends after the last chunk"])
 def test_a_chunked_body_that_cannot_be_read_is_a_400(target: Target, chunks: bytes, detail: str) -> None:
     """The app's problem, with a request id (gunicorn's reader raised it into the app, which answered a 500)."""
     head = (f"POST {ANALYZE} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
