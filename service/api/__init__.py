@@ -293,7 +293,8 @@ class Parser(FlaskParser):
             raise UnsupportedBodyEncoding(f"the request body is sent with Content-Encoding: {encoding}; "
                                           "send it uncompressed")
         if (codings := environ.get("HTTP_TRANSFER_ENCODING")) and codings.lower().replace(" ", "") != "chunked":
-            # gunicorn answers a coding it does not know, and passes ``gzip, chunked`` on with the body compressed.
+            # gunicorn answers a coding it does not know itself, and passes others before chunked on (``gzip,
+            # chunked`` with the body still compressed; ``identity``, which RFC 9112 no longer has).
             raise NotImplementedCoding(f"the request body is sent with Transfer-Encoding: {codings[:100]}; send it "
                                        "chunked alone, or with a Content-Length")
         if ";" in environ.get("CONTENT_TYPE", ""):

@@ -164,6 +164,17 @@ def test_hostile_batch_item_gets_its_own_problem(target: Target, item: dict[str,
     assert len(reply.body) < 8_000  # the hostile item's problem stays small: one fault, its count
 
 
+def raw_exchange(port: int, request: bytes, close_write: bool = False) -> tuple[http.client.HTTPResponse, bytes]:
+    """Send ``request`` as written (``close_write``: then say no more comes) and read the answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+        connection.sendall(request)
+        if close_write:
+            connection.shutdown(socket.SHUT_WR)
+        response = http.client.HTTPResponse(connection, method=request.split(b" ", 1)[0].decode())
+        response.begin()
+        return response, response.read()
+
+
 def assert_problem(problem: dict[str, object], status: int) -> None:
     assert problem["status"] == status
     assert problem["title"] and problem["detail"]
@@ -208,11 +219,7 @@ GUNICORN_STATUSES = {400: "Bad Request", 414: "URI Too Long", 417: "Expectation 
 def test_gunicorn_answers_a_whole_problem(target: Target, head: str, status: int) -> None:
     """Status line and title in RFC 9110's words (gunicorn's own line for a 501 says "Bad Request"), the body's
     length given, and the connection closed."""
-    with socket.create_connection(("127.0.0.1", target.port), timeout=30) as connection:
-        connection.sendall(head.encode("latin-1"))
-        response = http.client.HTTPResponse(connection, method=head.split()[0])
-        response.begin()
-        payload = response.read()
+    response, payload = raw_exchange(target.port, head.encode("latin-1"))
     assert (response.status, response.reason) == (status, GUNICORN_STATUSES[status])
     assert response.headers["Content-Type"] == "application/problem+json"
     assert response.headers["Connection"] == "close" and response.headers["Content-Length"] == str(len(payload))
@@ -224,12 +231,9 @@ def test_a_request_past_the_time_limit_gets_a_problem() -> None:
     """A worker held past ``GUNICORN_TIMEOUT`` (here by a body that never comes) is stopped; gunicorn's 500
     is a problem like every other error."""
     with service_server(workers=1, env={"GUNICORN_TIMEOUT": "1"}) as server:
-        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
-            connection.sendall(f"POST {ANALYZE} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                               "Content-Length: 100\r\n\r\n".encode())
-            response = http.client.HTTPResponse(connection, method="POST")
-            response.begin()
-            problem = json.loads(response.read())
+        response, payload = raw_exchange(server.port, f"POST {ANALYZE} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                                         "application/json\r\nContent-Length: 100\r\n\r\n".encode())
+        problem = json.loads(payload)
         assert response.status == 500 and response.headers["Content-Type"] == "application/problem+json"
         assert problem == problem_body(500, WORKER_STOPPED)
         assert exchange(server.port, "POST", ANALYZE, body({"hand": HAND}), JSON).status == 200
@@ -268,12 +272,7 @@ def test_a_chunked_body_that_cannot_be_read_is_a_400(target: Target, chunks: byt
     """The app's problem, with a request id (gunicorn's reader raised it into the app, which answered a 500)."""
     head = (f"POST {ANALYZE} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
             "Connection: close\r\n\r\n").encode()
-    with socket.create_connection(("127.0.0.1", target.port), timeout=30) as connection:
-        connection.sendall(head + chunks)
-        connection.shutdown(socket.SHUT_WR)  # the client sends no more
-        response = http.client.HTTPResponse(connection, method="POST")
-        response.begin()
-        payload = response.read()
+    response, payload = raw_exchange(target.port, head + chunks, close_write=True)
     assert response.status == 400 and response.headers["Content-Type"] == "application/problem+json"
     assert response.headers["X-Request-ID"]
     assert json.loads(payload)["detail"] == detail
@@ -285,11 +284,7 @@ def test_a_body_with_a_transfer_coding_besides_chunked_is_a_501(target: Target) 
     head = (f"POST {ANALYZE} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             "Transfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n").encode()
     packed = gzip.compress(body({"hand": HAND}))
-    with socket.create_connection(("127.0.0.1", target.port), timeout=30) as connection:
-        connection.sendall(head + b"%x\r\n%s\r\n0\r\n\r\n" % (len(packed), packed))
-        response = http.client.HTTPResponse(connection, method="POST")
-        response.begin()
-        payload = response.read()
+    response, payload = raw_exchange(target.port, head + b"%x\r\n%s\r\n0\r\n\r\n" % (len(packed), packed))
     assert (response.status, response.headers["Content-Type"]) == (501, "application/problem+json")
     assert response.headers["X-Request-ID"]
     assert json.loads(payload)["detail"] == ("the request body is sent with Transfer-Encoding: gzip, chunked; send "
