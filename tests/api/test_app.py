@@ -182,6 +182,12 @@ def test_a_value_of_the_wrong_kind_is_shown_beside_what_was_expected(
     assert _problem(call(method, url, json=body), 422)["detail"] == detail
 
 
+@pytest.mark.parametrize("media_type", ["application/json", "application/vnd.example+json", "APPLICATION/JSON"])
+def test_a_body_is_read_under_any_json_media_type(call: Call, media_type: str) -> None:
+    """As the README says: ``application/json`` or any ``+json`` type."""
+    assert call("POST", "/v1/hands/analyze", data=f'{{"hand": "{TEN}"}}', content_type=media_type).status_code == 200
+
+
 def test_a_compressed_body_is_refused_with_the_encoding_the_service_reads(call: Call) -> None:
     response = call("POST", "/v1/hands/analyze", data=b"\x1f\x8b", content_type="application/json",
                     headers={"Content-Encoding": "br"})

@@ -113,7 +113,9 @@ def test_every_form_of_a_hand_gets_the_same_answer(call: Call) -> None:
     as_text = call("POST", "/v1/hands/analyze", json={"hand": "a♠, 2S, 3s 7♥ 7d 7c Kd Qd Jd 5c"}).get_json()
     as_query = call("GET", f"/v1/hands/analyze?hand={quote(TEN.replace(' ', ','))}",
                     template="/v1/hands/analyze").get_json()
-    assert as_list == as_text == as_query
+    white_spaced = call("POST", "/v1/hands/analyze", json={"hand": ["A s", "2♤", "3♤", "7♡", "7♢", "7♧", "K d", "Qd",
+                                                                     "Jd", "5c"]}).get_json()  # as the README says
+    assert as_list == as_text == as_query == white_spaced
     assert as_list["hand"] == ["As", "2s", "3s", "5c", "7h", "7d", "7c", "Jd", "Qd", "Kd"]
 
 
