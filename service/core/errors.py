@@ -13,6 +13,18 @@ class GinError(ValueError):
 
     field: str | None = None
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle and copy as the message and attributes: the subclasses' constructors take other arguments than
+        ``args`` holds, so the default (calling the class with ``args``) would fail, and a process pool with it."""
+        return _restore_error, (type(self), self.args), self.__dict__
+
+
+def _restore_error(kind: type[GinError], args: tuple[object, ...]) -> GinError:
+    """An error of ``kind`` with ``args``, made without its constructor (``__reduce__`` adds its attributes)."""
+    error = kind.__new__(kind)
+    error.args = args
+    return error
+
 
 class FieldError(GinError):
     """Invalid input; ``field`` names the part at fault, ``index`` the item of it (if a list) and ``message``

@@ -70,9 +70,10 @@ def can_finish(hand: Hand, rules: Rules, upcard: Card | None = None, drawn_from_
 
 
 def check_discard(hand: Hand, card: Card, rules: Rules, drawn_from_discard: Card | None) -> None:
-    """Raise CardError if ``card`` may not be discarded from ``hand`` under ``rules``."""
+    """Raise CardError if ``card`` may not be discarded from ``hand`` under ``rules`` (or either is no card or
+    hand)."""
     check_rules(rules)
-    if not hand >> card & 1:
+    if not check_hand(hand) >> check_card(card) & 1:
         raise CardError(f"discard {format_card(card)} is not in the hand", card=format_card(card))
     if card == rules.banned_discard(drawn_from_discard):
         raise CardError(

@@ -17,6 +17,7 @@ from .cards import (
     CardError,
     Hand,
     card_rank,
+    check_card,
     check_hand,
     format_card,
     format_hand,
@@ -65,6 +66,7 @@ def knocker_melds_of(melds: Iterable[int]) -> tuple[int, ...]:
 def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None, discard: Card | None = None) -> None:
     """Raise CardError unless the melds are valid, disjoint, of at most 11 cards and (if given) inside
     the knocker's hand once ``discard`` is gone from it."""
+    kept = None if knocker is None else knocker & ~(0 if discard is None else 1 << check_card(discard))
     seen = 0
     for index, meld in enumerate(melds):
         if not isinstance(meld, int) or isinstance(meld, bool):
@@ -77,8 +79,8 @@ def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None, disca
         if meld & seen:
             card = format_card(lowest_card(meld & seen))
             raise CardError(f"{card} is in more than one knocker meld", card=card, index=index)
-        if knocker is not None and meld & ~knocker:
-            outside = meld & ~knocker & -(meld & ~knocker)
+        if kept is not None and meld & ~kept:
+            outside = meld & ~kept & -(meld & ~kept)
             card = format_card(outside.bit_length() - 1)
             where = "the discard" if discard is not None and outside == 1 << discard else "not in the knocker's hand"
             raise CardError(f"knocker meld {index} uses {card}, which is {where}", card=card, index=index)

@@ -3,6 +3,8 @@ are refused with the module's own errors instead of a wrong answer or an IndexEr
 
 from __future__ import annotations
 
+import copy
+import pickle
 from collections.abc import Callable
 from itertools import combinations
 
@@ -23,6 +25,7 @@ from service.core import (
     check_discard,
     check_drawn_from_discard,
     check_hand,
+    check_knocker_melds,
     format_card,
     format_hand,
     hand_from_cards,
@@ -40,10 +43,11 @@ from service.core import (
     score_partnership_game,
     score_round,
 )
-from service.core.game import Table
+from service.core.game import IllegalMoveError, Table
+from service.core.hints import HintStateError
 from service.core.knocks import knock_limit, report_hand
 from service.core.melds import analyze_drawn_hand
-from service.core.scoring import MOST_DEADWOOD
+from service.core.scoring import MOST_DEADWOOD, IllegalKnockError
 
 KNOCKER = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd")  # nine cards
 DEFENDER = parse_hand("4s 5s 8h 9h Th 4d 4c 9c Tc Qc")
@@ -85,6 +89,11 @@ LAYING_OFF = parse_hand("5h 9h Qs 2c 3d 4s 6c 8d Jc Kc")
         (lambda: report_layoffs(SET_AND_RUN, LAYING_OFF | 1 << 28), "10 cards, got 11"),
         (lambda: report_hand(ELEVEN, Rules(), upcard=999), "999 is not a card"),  # checked without Oklahoma too
         (lambda: knock_options(ELEVEN, Rules(), upcard=-1), "-1 is not a card"),
+        # the checks themselves: a plain ValueError (a negative shift) got past GinError
+        (lambda: check_discard(ELEVEN, -1, Rules(), None), "-1 is not a card"),
+        (lambda: check_discard(-1, 5, Rules(), None), "-1 is not a hand"),  # took 5 as in the hand
+        (lambda: check_drawn_from_discard(KNOCKER, DEFENDER, -1, Rules()), "-1 is not a card"),
+        (lambda: check_knocker_melds(SET_AND_RUN, ELEVEN, discard=-1), "-1 is not a card"),
     ],
 )
 def test_what_is_no_card_or_hand_is_a_card_error(call: Callable[[], object], fragment: str) -> None:
@@ -347,3 +356,43 @@ def test_a_hand_scores_at_most_its_bound_and_a_round_reaches_it(rules: Rules, kn
     how = "an undercut" if rules.undercut_bonus == 1000 and most > 1000 else "gin"  # big gin, or gin
     with pytest.raises(GameError, match=f"a hand scores at most {most} points under these rules \\(.*{how}"):
         score_game([HandRecord(1, most + 1)], rules)
+
+
+def test_a_meld_may_not_hold_the_discard_of_the_knocker_it_is_checked_against() -> None:
+    """As the docstring says: inside the knocker's hand once the discard is gone (the 11 cards held it)."""
+    knocker = parse_hand("As 2s 3s 4s 7h 7d 7c Kd Qd Jd 5c")
+    check_knocker_melds([parse_hand("As 2s 3s 4s")], knocker)
+    with pytest.raises(CardError, match="uses 4s, which is the discard"):
+        check_knocker_melds([parse_hand("As 2s 3s 4s")], knocker, discard=parse_card("4s"))
+
+
+ERRORS = [
+    GinError("any fault"),
+    CardError("4x is no card", card="4x", index=2, field="defender"),
+    FieldError("upcard", "may not be null", 0),
+    RulesError({"knock_limit": "expected at most 10, got 11", "target": "expected at least 1, got 0"}),
+    GameError("deals", "a team won no table", 3, table=1),
+    IllegalKnockError(12, 10),
+    IllegalKnockError(5, 0, "big gin needs all 11 cards melded", "knocker_melds"),
+    HintStateError("hand", "4s is also in the pile", 7),
+    IllegalMoveError("pass is not legal in the discard phase"),
+]
+
+
+def _subclasses(kind: type[GinError]) -> set[type[GinError]]:
+    return {kind}.union(*(_subclasses(sub) for sub in kind.__subclasses__()))
+
+
+def test_every_engine_error_is_among_those_copied() -> None:
+    assert {type(error) for error in ERRORS} == _subclasses(GinError)
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=lambda error: type(error).__name__)
+@pytest.mark.parametrize("duplicate", [lambda error: pickle.loads(pickle.dumps(error)), copy.copy, copy.deepcopy],
+                         ids=["pickle", "copy", "deepcopy"])
+def test_an_engine_error_survives_pickling_and_copying(error: GinError, duplicate: Callable[[GinError], GinError]
+                                                       ) -> None:
+    """Their constructors take other arguments than ``args`` holds: unpickling one failed, and a process pool whose
+    worker raised one waited for ever."""
+    copied = duplicate(error)
+    assert type(copied) is type(error) and str(copied) == str(error) and vars(copied) == vars(error)
