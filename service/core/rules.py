@@ -232,8 +232,9 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
             "gra",
             Rules(big_gin_bonus=None, discard_pickup_allowed=True, shutout="double_score"),
             "seed 003 variations",
-            "Gin, undercut and box 25; the card taken from the pile may be discarded at once; a shutout "
-            "doubles the winner's whole score.",
+            "Gin, undercut and box 25; the card taken from the pile may be discarded at once (the Gin Rummy "
+            "Association's rule); a shutout doubles the winner's whole score (the 25s and the shutout are "
+            "variations seed 003 says some play).",
         ),
         Preset(
             "oklahoma",
