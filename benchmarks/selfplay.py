@@ -101,7 +101,8 @@ def baseline_player(state: GameState, rules: Rules, seed: int, deadwood: Callabl
         return legal_actions(state, rules)[0]  # the take if a knock follows (it knocks at once), else the other
     if state.phase != "discard":
         top = state.discard_pile[-1] if state.discard_pile else state.upcard
-        if (top is not None and not upcard_refused(state) and meld_partners(hand) >> top & 1  # the cheap test first
+        if (top is not None and not upcard_refused(state, rules)
+                and meld_partners(hand) >> top & 1  # the cheap test first
                 and deadwood(hand | card_bit(top)) < deadwood(hand) + card_value(top)):
             return Action("take_upcard")
         return Action("pass") if state.phase == "first_upcard" else Action("draw_stock")

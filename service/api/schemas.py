@@ -459,7 +459,8 @@ class HintRequest(RequestSchema):
         "description": "`first_upcard`: take the deal's first upcard or pass (the non-dealer is offered it first, "
         "then the dealer; the pile holds the upcard alone, or is left empty with `upcard` given); `draw`: take the "
         "pile's top card or draw from the stock (after both passed the first upcard, the non-dealer's first turn is "
-        "a `draw` with the upcard alone on the pile and 31 cards in the stock; at the stock end, under rule "
+        "a `draw` with the upcard alone on the pile and 31 cards in the stock; under rule `first_turn` `plain` "
+        "nobody is offered the upcard and that first `draw` may take it; at the stock end, under rule "
         "`stock_end_discard`: take the last discard to knock, or pass and the hand is a draw); `discard`: discard, "
         "knock, gin or big gin."})
     upcard = CardField(allow_none=True, metadata={
@@ -489,7 +490,8 @@ class HintRequest(RequestSchema):
     rules = RulesField(load_default=resolve_rules)
     seed = IntegerField(load_default=0, validate=Range(0, 2**32 - 1), metadata={
         "description": "Seed of the opponent-hand sampling: the same state and seed give the same hint, unless "
-        "the time budget runs out (`time_budget_reached`)."})
+        "the time budget runs out (`time_budget_reached`). Keep one seed for a turn: the discard phase after a "
+        "take then ranks the discards as the take's `then_discard` did."})
     knock_margin = NumberField(allow_nan=False, load_default=DEFAULT_CONFIG.knock_margin,
                                 validate=Range(0, 200), metadata={
         "description": "Knock only when the knock's expected points exceed this (gin and big gin are always "
@@ -835,8 +837,9 @@ class HintAction(Schema):
     """A move."""
 
     type = fields.String(required=True, validate=OneOf(get_args(ActionType)), metadata={
-        "description": "`take_upcard`: take the pile's top card (in the `first_upcard` phase, the deal's first "
-        "upcard; in the `draw` phase, the last discard: not the request's `upcard`), then the best discard is "
+        "description": "`take_upcard`: take the pile's top card (in the `first_upcard` phase, or on a plain first "
+        "turn under rule `first_turn`, the deal's first upcard; otherwise the last discard, not the request's "
+        "`upcard`), then the best discard is "
         "`then_discard` of the first alternative; `pass`: refuse the first upcard, or at the stock's end the last "
         "discard offered to knock with (rule `stock_end_discard`), so that the hand is a draw; `draw_stock`: draw "
         "from the stock; `discard`: throw `card`; `knock`: throw `card` face down and lay out `melds`; `gin`: the same "

@@ -61,6 +61,7 @@ from .melds import (
 from .rules import (
     PRESETS,
     RULE_PARAMETERS,
+    FirstTurn,
     OklahomaAce,
     Preset,
     RuleParameter,
@@ -101,6 +102,7 @@ __all__ = [
     "DiscardOption",
     "DrawnHandAnalysis",
     "FieldError",
+    "FirstTurn",
     "GameError",
     "GameResult",
     "GinError",

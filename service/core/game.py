@@ -4,7 +4,8 @@
 player to move can see, as the hint engine's ``GameState``. The flow follows the rules notes:
 
 * the first upcard is offered to the non-dealer, then to the dealer; if both pass, the
-  non-dealer must draw from the stock (the refused upcard stays at the bottom of the pile);
+  non-dealer must draw from the stock (the refused upcard stays at the bottom of the pile); under
+  ``rules.first_turn`` plain the non-dealer's first turn is an ordinary draw instead;
   with ``rules.eleven_card_deal`` no card is turned up: the non-dealer gets an eleventh card
   and its first turn is a discard;
 * a turn is a draw (stock, or the top of the pile) and then a discard, a knock, gin, or big gin;
@@ -78,6 +79,8 @@ class Table:
         """Deal a hand from ``deck`` (52 cards, top of the deck last): ten each, then the upcard (or, in
         an eleven-card deal, an eleventh card to the non-dealer)."""
         check_rules(rules)
+        if dealer not in (0, 1):
+            raise GinError(f"the dealer is player 0 or 1, got {dealer!r}")
         if sorted(deck) != sorted(ALL_CARDS):
             raise GinError("a deck holds each of the 52 cards once")
         stock = list(deck)
@@ -89,7 +92,8 @@ class Table:
             hands[1 - dealer] |= card_bit(stock.pop())
             return cls(rules, dealer, hands, stock, [], None, to_move=1 - dealer, phase="discard")
         upcard = stock.pop()
-        return cls(rules, dealer, hands, stock, [upcard], upcard, to_move=1 - dealer)
+        phase: Phase = "draw" if rules.first_turn == "plain" else "first_upcard"
+        return cls(rules, dealer, hands, stock, [upcard], upcard, to_move=1 - dealer, phase=phase)
 
     @classmethod
     def shuffled(cls, rules: Rules, rng: random.Random, dealer: int = 0) -> Table:

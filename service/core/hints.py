@@ -316,6 +316,9 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
         raise HintStateError("phase", "an eleven-card deal turns no card up: the non-dealer's first turn is a discard")
     if rules.eleven_card_deal and state.upcard is not None:
         raise HintStateError("upcard", "an eleven-card deal turns no card up")
+    if rules.first_turn == "plain" and state.phase == "first_upcard":
+        raise HintStateError("phase", "under first_turn plain nobody is offered the first upcard: the non-dealer's "
+                             "first turn is a draw phase, with the upcard alone on the pile")
     if state.phase == "first_upcard":
         upcard = state.upcard if state.upcard is not None or len(pile_cards) != 1 else pile_cards[0]
         if upcard is None:
@@ -360,7 +363,7 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
         why = "at the stock end" if stock_end_offer(state, rules) else "thrown straight back"
         raise HintStateError("drawn_from_discard", f"{format_card(taken)} is taken only to knock or go gin ({why}), "
                              "and this hand cannot")
-    return _Checked(hand, pile, known, FULL_DECK & ~seen, upcard_refused(state))
+    return _Checked(hand, pile, known, FULL_DECK & ~seen, upcard_refused(state, rules))
 
 
 def _check_returned(state: GameState, rules: Rules) -> None:
@@ -378,13 +381,13 @@ def _check_returned(state: GameState, rules: Rules) -> None:
                              "is never thrown back")
 
 
-def upcard_refused(state: GameState) -> bool:
+def upcard_refused(state: GameState, rules: Rules) -> bool:
     """Whether both players passed the first upcard, so that the player to draw must take the stock:
     the draw phase with the upcard alone on the pile, before anyone has drawn from the stock or discarded
-    (then the pile's one card is the upcard, given or not)."""
+    (then the pile's one card is the upcard, given or not), where the first upcard is offered."""
     pile = state.discard_pile
-    return (state.phase == "draw" and state.stock_count == FULL_STOCK and len(pile) == 1
-            and state.upcard in (None, pile[0]) and not state.opponent_discards)
+    return (rules.first_turn == "upcard_offer" and state.phase == "draw" and state.stock_count == FULL_STOCK
+            and len(pile) == 1 and state.upcard in (None, pile[0]) and not state.opponent_discards)
 
 
 OLDEST_FIRST = "; opponent_discards too lists every discard of the opponent, oldest first"
@@ -500,8 +503,8 @@ def _dealt_upcard(state: GameState) -> Card | None:
 
 def _first_turn(state: GameState, rules: Rules) -> bool:
     """Whether the player to move may be on the hand's first turn, before the opponent has had one:
-    taking the first upcard (stock untouched, pile empty), or the first stock draw after both
-    players passed it (the upcard alone on the pile); in an eleven-card deal, the non-dealer's
+    taking the first upcard (stock untouched, pile empty), or the first draw with the upcard alone on the
+    pile (after both players passed it, or on a plain first turn); in an eleven-card deal, the non-dealer's
     first discard (stock untouched, pile empty)."""
     pile, count = state.discard_pile, state.stock_count
     if rules.eleven_card_deal:

@@ -16,6 +16,7 @@ from .errors import FieldError, describe_value, may_not_be_null
 OklahomaAce = Literal["gin_only", "one"]
 Shutout = Literal["double_bonus", "double_score", "none"]
 StockEndDiscard = Literal["draw", "take_to_knock", "take_to_knock_any"]
+FirstTurn = Literal["upcard_offer", "plain"]
 
 
 class RulesError(FieldError):
@@ -50,6 +51,7 @@ class Rules:
     discard_pickup_allowed: bool = False
     stock_end: int = 2
     stock_end_discard: StockEndDiscard = "draw"
+    first_turn: FirstTurn = "upcard_offer"
     eleven_card_deal: bool = False
 
     def __post_init__(self) -> None:
@@ -175,6 +177,13 @@ RULE_PARAMETERS: tuple[RuleParameter, ...] = (
         "that one included (Game Colony).",
         choices=get_args(StockEndDiscard),
     ),
+    RuleParameter(
+        "first_turn",
+        "The non-dealer's first turn (it guides hints): upcard_offer, the first upcard is offered to the "
+        "non-dealer, then to the dealer, and if both pass the non-dealer draws from the stock; or plain, an "
+        "ordinary turn that takes the upcard or draws from the stock, as seed 000 words it.",
+        choices=get_args(FirstTurn),
+    ),
     RuleParameter("eleven_card_deal", "No upcard: the non-dealer is dealt 11 cards and its first turn is a discard."),
 )
 
@@ -268,10 +277,11 @@ OKLAHOMA_PARAMETERS = ("oklahoma_ace", "oklahoma_spades_double", "oklahoma_extra
 
 def unused_parameters(rules: Rules) -> dict[str, str]:
     """The parameters that change nothing under ``rules``, each with why: in Oklahoma the first upcard sets the
-    knock limit; elsewhere the Oklahoma parameters do not apply."""
-    if check_rules(rules).oklahoma:
-        return {"knock_limit": "in Oklahoma the first upcard sets the knock limit"}
-    return {name: "it applies only in Oklahoma (oklahoma: true)" for name in OKLAHOMA_PARAMETERS}
+    knock limit; elsewhere the Oklahoma parameters do not apply; an eleven-card deal has no first upcard."""
+    unused = {"first_turn": "an eleven-card deal turns no card up"} if check_rules(rules).eleven_card_deal else {}
+    if rules.oklahoma:
+        return {"knock_limit": "in Oklahoma the first upcard sets the knock limit", **unused}
+    return {**{name: "it applies only in Oklahoma (oklahoma: true)" for name in OKLAHOMA_PARAMETERS}, **unused}
 
 
 def presets_played(rules: Rules) -> list[str]:

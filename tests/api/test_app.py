@@ -21,7 +21,7 @@ from service.api.schemas import AnalyzeRequest
 from service.config import load_config
 from service.core.cards import CardError
 from service.core.errors import GinError
-from service.core.rules import RulesError
+from service.core.rules import RULE_PARAMETERS, RulesError
 from service.core.scoring import GameError
 from service.errors import PROBLEM_MEDIA_TYPE, handle_http_exception
 
@@ -754,16 +754,17 @@ def test_rules_with_more_keys_than_there_are_parameters_are_refused_by_their_cou
     response = call("POST", url, json=body)
     problem = response.get_json()["results"][0]["problem"] if url.endswith("batch") else _problem(response, 422)
     pointer = "#/hands/0/rules" if url.endswith("batch") else "#/rules"
-    assert problem["errors"] == [{"pointer": pointer, "detail": "expected at most 18 keys (`preset` and the 17 rule "
-                                  'parameters GET /v1/rules lists), got 6,000; not rule parameters: "p0", "p1", "p2" '
-                                  "and 5,997 more"}]
+    count = len(RULE_PARAMETERS)
+    assert problem["errors"] == [{"pointer": pointer, "detail": f"expected at most {count + 1} keys (`preset` and the "
+                                  f"{count} rule parameters GET /v1/rules lists), got 6,000; not rule parameters: "
+                                  '"p0", "p1", "p2" and 5,997 more'}]
     assert len(response.get_data()) < 600
 
 
 def test_rules_with_one_key_too_many_name_the_key_that_is_no_parameter(call: Call) -> None:
     every = {**call("GET", "/v1/rules").get_json()["default"], "preset": "standard", "knock_limt": 5}
     problem = _problem(call("POST", "/v1/hands/analyze", json={"hand": TEN, "rules": every}), 422)
-    assert problem["errors"][0]["detail"].endswith('got 19; not rule parameters: "knock_limt"')
+    assert problem["errors"][0]["detail"].endswith(f'got {len(RULE_PARAMETERS) + 2}; not rule parameters: "knock_limt"')
 
 
 @pytest.mark.parametrize(("body", "pointer", "then"), [

@@ -500,6 +500,22 @@ def test_the_first_turn_of_an_eleven_card_deal_is_a_discard(call: Call) -> None:
         {"take_upcard", "draw_stock"}
 
 
+def test_a_plain_first_turn_may_take_the_upcard_or_draw(call: Call) -> None:
+    """Seed 000's words: the non-dealer's first turn is an ordinary draw, the upcard the pile's top card; where the
+    upcard is offered, the same state is the draw after both players passed it, which must take the stock."""
+    first = {"hand": "9s 9d 2c 3c 4c 5h 6h Kd Qc Js", "phase": "draw", "upcard": "9h", "discard_pile": ["9h"],
+             "stock_count": 31, "rules": {"first_turn": "plain"}}
+    answer = call("POST", "/v1/hint", json=first).get_json()
+    assert answer["action"] == {"type": "take_upcard", "card": None}, answer
+    assert {a["action"]["type"] for a in answer["alternatives"]} == {"take_upcard", "draw_stock"}
+    offered = call("POST", "/v1/hint", json={**first, "rules": {}}).get_json()
+    assert [a["action"]["type"] for a in offered["alternatives"]] == ["draw_stock"]
+    assert offered["reason"].startswith("The refused first upcard may not be taken now")
+    problem = call("POST", "/v1/hint", json={**first, "phase": "first_upcard"}).get_json()
+    assert problem["status"] == 422 and problem["errors"][0]["pointer"] == "#/phase"
+    assert "under first_turn plain nobody is offered the first upcard" in problem["errors"][0]["detail"]
+
+
 @pytest.mark.parametrize(
     ("change", "pointer", "fragment"),
     [

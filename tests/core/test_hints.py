@@ -27,10 +27,12 @@ from service.core.cards import (
     card_bit,
     card_value,
     format_card,
+    hand_cards,
     hand_from_cards,
     parse_card,
     parse_hand,
 )
+from service.core.errors import GinError
 from service.core.game import HandOutcome, IllegalMoveError, Table
 from service.core.hints import (
     DEFAULT_CONFIG,
@@ -74,6 +76,8 @@ RULE_SETS = (*(resolve_rules(p) for p in ("standard", "online", "gra", "oklahoma
              resolve_rules("standard", {"stock_end_discard": "take_to_knock"}),
              resolve_rules("online", {"stock_end_discard": "take_to_knock_any", "stock_end": 6}),
              resolve_rules("gra", {"stock_end_discard": "take_to_knock", "stock_end": 6}))
+PLAIN_FIRST_TURN = resolve_rules("standard", {"first_turn": "plain"})
+"""The upcard taken or not like any pile card (STATES ends with hands played under it)."""
 FAST = EngineConfig(samples=8)
 
 
@@ -101,8 +105,9 @@ def is_legal(state: GameState, rules: Rules, action: Action) -> bool:
     offered = offered and state.drawn_from_discard is not None
     only_to_knock = offered or (returned and state.drawn_from_discard is not None)
     if state.phase == "draw":
-        # Both passed the first upcard: it stays, and nobody has discarded yet.
-        refused = state.stock_count == 31 and state.discard_pile == (state.upcard,) and not state.opponent_discards
+        # Both passed the first upcard: it stays, and nobody has discarded yet (on a plain first turn nobody passes).
+        refused = (rules.first_turn == "upcard_offer" and state.stock_count == 31
+                   and state.discard_pile == (state.upcard,) and not state.opponent_discards)
         return action == Action("draw_stock") or (action == Action("take_upcard") and not refused)
     if action.type == "big_gin":
         return action.card is None and rules.big_gin_bonus is not None and min_deadwood(hand) == 0
@@ -129,15 +134,16 @@ def every_move(state: GameState) -> Iterator[Action]:
             yield Action(kind, card)
 
 
-def reachable_states(count: int, seed: int, near_the_end: bool = False) -> Iterator[tuple[GameState, Rules]]:
-    """States met while playing hands with a mix of random and greedy moves; ``near_the_end``: only those within
-    three cards of the stock's end, from hands that seldom knock."""
+def reachable_states(count: int, seed: int, near_the_end: bool = False,
+                     rule_sets: tuple[Rules, ...] = RULE_SETS) -> Iterator[tuple[GameState, Rules]]:
+    """States met while playing hands with a mix of random and greedy moves, under each of ``rule_sets`` in turn;
+    ``near_the_end``: only those within three cards of the stock's end, from hands that seldom knock."""
     rng = random.Random(seed)
     found = 0
     for game in itertools.count():
         if found == count:
             return
-        rules = RULE_SETS[game % len(RULE_SETS)]
+        rules = rule_sets[game % len(rule_sets)]
         table = Table.shuffled(rules, rng, dealer=rng.randrange(2))
         for _ in range(100 if near_the_end else 30):
             if table.over or found == count:
@@ -157,7 +163,7 @@ def reachable_states(count: int, seed: int, near_the_end: bool = False) -> Itera
                 table.play(rng.choice(moves))
 
 
-STATES = list(reachable_states(160, seed=11))
+STATES = [*reachable_states(160, seed=11), *reachable_states(30, seed=11, rule_sets=(PLAIN_FIRST_TURN,))]
 LATE_STATES = list(reachable_states(150, seed=12, near_the_end=True))
 
 
@@ -165,6 +171,7 @@ def test_reachable_states_cover_every_phase_and_preset() -> None:
     assert {s.phase for s, _ in STATES} == {"first_upcard", "draw", "discard"}
     assert any(s.drawn_from_discard is not None for s, _ in STATES)
     assert any(r.oklahoma for _, r in STATES) and any(r.discard_pickup_allowed for _, r in STATES)
+    assert any(r.first_turn == "plain" and s.stock_count == 31 and len(s.discard_pile) == 1 for s, r in STATES)
     first_discards = [s for s, r in STATES if r.eleven_card_deal and s.stock_count == 31 and not s.discard_pile]
     assert first_discards and all(s.phase == "discard" and len(s.hand) == 11 for s in first_discards)
     one_draw_left = [(s, r) for s, r in LATE_STATES if s.phase == "discard" and 2 <= s.stock_count - r.stock_end <= 3]
@@ -726,8 +733,9 @@ def test_the_first_upcard_is_refused_only_once_both_players_passed_it() -> None:
     phase the upcard may still be taken; in the draw phase with it alone on the pile both passed it."""
     first = GameState(hand=cards("As 2s 3s 4h 5h Kc Qd Jh 9d 8s"), phase="first_upcard", upcard=parse_card("6h"),
                       discard_pile=cards("6h"), stock_count=31)
-    assert not upcard_refused(first)
-    assert upcard_refused(replace(first, phase="draw"))
+    assert not upcard_refused(first, Rules())
+    assert upcard_refused(replace(first, phase="draw"), Rules())
+    assert not upcard_refused(replace(first, phase="draw"), PLAIN_FIRST_TURN)  # nobody was offered it
 
 
 def test_the_opponent_draws_from_the_stock_no_more_than_has_left_it() -> None:
@@ -1114,6 +1122,20 @@ def test_the_deal_alternates_from_the_non_dealer_then_turns_up_the_next_card() -
         assert table.hands[dealer] == hand_from_cards(deck[-2:-21:-2])
         assert (table.upcard, table.pile, table.stock, table.to_move) == (deck[-21], [deck[-21]], deck[:-21],
                                                                           1 - dealer)
+    with pytest.raises(GinError, match="the dealer is player 0 or 1, got 2"):  # an IndexError
+        Table.deal(Rules(), deck, dealer=2)
+
+
+def test_on_a_plain_first_turn_the_non_dealer_takes_the_upcard_or_draws_and_nobody_passes() -> None:
+    table = Table.shuffled(PLAIN_FIRST_TURN, random.Random(3), dealer=1)
+    assert (table.phase, table.to_move) == ("draw", 0)
+    assert table.legal_actions() == [Action("take_upcard"), Action("draw_stock")]
+    table.play(Action("draw_stock"))
+    table.play(Action("discard", hand_cards(table.hands[0])[0]))
+    assert table.to_move == 1 and len(table.pile) == 2  # the upcard stays beneath the discard
+    with pytest.raises(HintStateError, match="under first_turn plain nobody is offered the first upcard"):
+        check_state(replace(Table.shuffled(PLAIN_FIRST_TURN, random.Random(3)).view(), phase="first_upcard"),
+                    PLAIN_FIRST_TURN)
 
 
 def test_an_upcard_taken_and_thrown_back_at_once_is_no_returned_discard() -> None:

@@ -287,3 +287,12 @@ def test_presets_play_as_themselves_and_not_as_each_other() -> None:
     assert presets_played(resolve_rules("oklahoma", {"target": 100})) == []
     assert presets_played(resolve_rules("hoyle", {"oklahoma_ace": "gin_only"})) == ["hoyle"]
     assert presets_played(resolve_rules()) == []  # the defaults follow no single source
+
+
+def test_an_eleven_card_deal_has_no_first_turn_to_play_plainly() -> None:
+    """It turns no upcard, so ``first_turn`` changes nothing there (nor scores: it guides hints only)."""
+    assert "first_turn" not in unused_parameters(resolve_rules("standard"))
+    assert unused_parameters(resolve_rules("gra", {"eleven_card_deal": True}))["first_turn"] == \
+        "an eleven-card deal turns no card up"
+    assert presets_played(resolve_rules("gra", {"eleven_card_deal": True, "first_turn": "plain"})) == \
+        presets_played(resolve_rules("gra", {"eleven_card_deal": True}))
