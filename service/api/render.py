@@ -197,6 +197,7 @@ def hint(advice: Hint) -> JSON:
         "reason": advice.reason,
         "melds": melds(advice.layout.melds),
         "deadwood_cards": format_hand(advice.layout.deadwood_cards),
+        "knock_limit": advice.knock_limit,
         "samples": advice.samples,
         "effective_samples": round(advice.effective_samples, 1),
         "time_budget_reached": advice.time_budget_reached,

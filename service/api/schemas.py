@@ -286,7 +286,8 @@ class RoundScoreRequest(RequestSchema):
     knocker_melds = MeldsField(validate=Length(0, 3), metadata={
         "description": "The knocker's laid-out melds, scored as given, even where another layout would score more "
         "(a knocker may lay out any legal melds: all ten melded is gin, fewer a knock); missing: the legal layout "
-        "that scores best."})
+        "that scores best against this defender, which a knocker who cannot see its cards may not have chosen (to "
+        "score a hand as it was played, give the melds laid out, such as a hint's `melds`)."})
     discard = CardField(allow_none=True, metadata={
         "description": "With an 11-card knocker: the card discarded face down."})
     upcard = CardField(allow_none=True, metadata={"description": OKLAHOMA_UPCARD})
@@ -907,6 +908,9 @@ class HintAnswer(Schema):
                    "down (of several with the least deadwood, the one expected to leave the opponent the least to "
                    "lay off).")
     deadwood_cards = _cards("The cards kept outside `melds`: for a knock, the deadwood laid down beside them.")
+    knock_limit = fields.Integer(required=True, metadata={
+        "description": "The most deadwood a knock may keep this hand (Oklahoma: set by the upcard), as "
+        "`/v1/hands/analyze` answers it."})
     samples = fields.Integer(required=True, metadata={
         "description": "Opponent hands the evaluation used, evenly weighted: 24, fewer (at least 8) when the time "
         "budget ran out while they were being drawn. Hands are drawn until they are worth that many evenly "

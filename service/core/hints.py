@@ -225,6 +225,8 @@ class Hint:
     effective_samples: float = 0.0
     """What the drawn hands were worth as evenly weighted ones, at most ``samples``: below it, the evidence fits
     few hands, and the estimates lean on them."""
+    knock_limit: int | None = None
+    """The most deadwood a knock may keep this hand (Oklahoma: set by the upcard); ``hint`` sets it."""
 
 
 @dataclass(frozen=True)
@@ -1162,7 +1164,7 @@ def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = D
     context = _prepare(state, rules, seed, config, budget=budget, revealed=revealed)
     advice = _discard_hint(context) if state.phase == "discard" else _draw_hint(context)
     return replace(advice, time_budget_reached=budget is not None and budget.spent(),
-                   effective_samples=context.effective_samples)
+                   effective_samples=context.effective_samples, knock_limit=context.limit)
 
 
 @dataclass(frozen=True)
@@ -1606,6 +1608,7 @@ def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternativ
         then = format_card(take.then_discard) if take.then_discard is not None else "?"
         return (f"Take {card} and discard {then}: {take.deadwood} deadwood, evaluated {take.evaluation:+.1f} "
                 f"against {stock.evaluation:+.1f} from the stock (higher is better).")
+    other = "passing (valued as a draw from the stock)" if choice.type == "pass" else "from the stock"
     return (f"{'Pass' if choice.type == 'pass' else 'Draw from the stock'}: {card} does not help enough "
-            f"(evaluated {take.evaluation:+.1f} after taking it, {stock.evaluation:+.1f} from the stock; higher is "
+            f"(evaluated {take.evaluation:+.1f} after taking it, {stock.evaluation:+.1f} {other}; higher is "
             "better).")

@@ -336,7 +336,8 @@ def resolve_rules(preset: str | None = None, overrides: Mapping[str, object] | N
     elif isinstance(preset, str) and preset in PRESETS:
         base = PRESETS[preset].rules
     else:
-        raise RulesError({"preset": f"unknown preset {describe_value(preset)}; expected one of {', '.join(PRESETS)}"})
+        raise RulesError({"preset": f"unknown preset {describe_value(preset)}; expected one of {', '.join(PRESETS)}"
+                                    + ("; the default rules are no preset: give none" if preset == "default" else "")})
     if not isinstance(overrides, Mapping | None):
         raise RulesError({"overrides": f"expected a mapping of parameter names to values, got "
                                        f"{describe_value(overrides)}"})

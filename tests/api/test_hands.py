@@ -202,6 +202,8 @@ def test_a_rule_fault_is_worded_alike_in_a_query_and_a_body(call: Call, query: s
          "expected one of standard, hoyle, online, traditional, gra, oklahoma, partnership, got 5"),
         ({"hand": TEN, "rules": "tournament"}, "#/rules", 'unknown preset "tournament"'),
         ({"hand": TEN, "rules": {"preset": "tournament"}}, "#/rules/preset", 'unknown preset "tournament"'),
+        # GET /v1/rules lists the defaults under "default", but they are no preset
+        ({"hand": TEN, "rules": "default"}, "#/rules", "partnership; the default rules are no preset: give none"),
         ({"hand": TEN + " " * 230}, "#/hand", "expected at most 256 characters"),  # the spec's maxLength
         ({"hand": TEN, "rules": "oklahoma"}, "#/upcard", "need the first upcard"),
         ({"hand": TEN, "upcard": "1s"}, "#/upcard", "unknown card '1s'"),

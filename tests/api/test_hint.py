@@ -718,3 +718,17 @@ def test_at_the_stock_end_the_hint_knocks_with_what_the_analysis_allows(call: Ca
         "hand": STOCK_END_STATE["hand"], "drawn_from_discard": "Jh", "rules": rules, "taken_at_stock_end": True,
     }).get_json()
     assert knocks == {entry["card"] for entry in analysis["discards"] if entry["can_knock"]} == {"Jh"}
+
+
+@pytest.mark.parametrize(("upcard", "rules", "limit"), [
+    ("4d", {}, 10), ("4d", "oklahoma", 4), ("Kh", "oklahoma", 10), ("Ad", "oklahoma", 1),
+    ("Ad", {"preset": "oklahoma", "oklahoma_ace": "gin_only"}, 0), ("4d", {"knock_limit": 7}, 7),
+])
+def test_a_hint_gives_the_knock_limit_as_the_analysis_does(call: Call, upcard: str, rules: Any, limit: int) -> None:
+    """An Oklahoma bot needed a second request to learn it."""
+    hand = "As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9h"
+    state = {"hand": hand, "phase": "discard", "upcard": upcard, "discard_pile": [upcard, "Tc"],
+             "stock_count": 29, "opponent_discards": ["7c"], "drawn_from_discard": "7c", "rules": rules}
+    answer = call("POST", "/v1/hint", json=state).get_json()
+    analysis = call("POST", "/v1/hands/analyze", json={"hand": hand, "upcard": upcard, "rules": rules}).get_json()
+    assert answer["knock_limit"] == analysis["knock_limit"] == limit

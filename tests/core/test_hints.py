@@ -821,6 +821,7 @@ def test_passes_an_upcard_that_helps_nothing() -> None:
                       discard_pile=cards("Kc"), stock_count=31)
     advice = hint(state, Rules())
     assert advice.action == Action("pass") and advice.reason.startswith("Pass: Kc does not help enough (evaluated ")
+    assert advice.reason.endswith(" passing (valued as a draw from the stock); higher is better).")
 
 
 def test_draws_from_the_stock_when_the_pile_card_helps_nothing() -> None:
