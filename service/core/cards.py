@@ -173,6 +173,11 @@ def _rank_order(hand: Hand) -> int:
             | spread[hand >> 32 & RANK_MASK] << 2 | spread[hand >> 48 & RANK_MASK] << 3)
 
 
+def hand_repr(hand: Hand) -> str:
+    """Code that makes ``hand``, ``parse_hand('7h 8h 9h')``: value objects holding hands print so, to paste back."""
+    return f"parse_hand({' '.join(format_card(card) for card in display_order(hand))!r})"
+
+
 def display_order(hand: Hand) -> list[Card]:
     """The cards of a hand sorted for people: by rank, then suit."""
     order = _rank_order(hand)

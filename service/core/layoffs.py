@@ -21,11 +21,21 @@ from .cards import (
     check_hand,
     format_card,
     format_hand,
+    hand_repr,
     hand_value,
     lowest_card,
 )
 from .errors import describe_value
-from .melds import Candidate, best_arrangement, find_melds, is_run, is_valid_meld, merge_runs, pack
+from .melds import (
+    Candidate,
+    best_arrangement,
+    find_melds,
+    is_run,
+    is_valid_meld,
+    melds_repr,
+    merge_runs,
+    pack,
+)
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,9 @@ class Layoff:
 
     card: Card
     meld_index: int
+
+    def __repr__(self) -> str:
+        return f"Layoff(card=parse_card({format_card(self.card)!r}), meld_index={self.meld_index})"
 
 
 @dataclass(frozen=True)
@@ -48,6 +61,10 @@ class DefenderResult:
     def deadwood(self) -> int:
         """Value of the defender's cards neither melded nor laid off."""
         return hand_value(self.deadwood_cards)
+
+    def __repr__(self) -> str:
+        return (f"DefenderResult(melds={melds_repr(self.melds)}, layoffs={self.layoffs!r}, "
+                f"deadwood_cards={hand_repr(self.deadwood_cards)})")
 
 
 GIN_MELDED = 10

@@ -34,8 +34,7 @@ from .cards import (
     card_suit,
     card_value,
     check_hand,
-    display_order,
-    format_card,
+    hand_repr,
     hand_value,
     iter_cards,
     lowest_card,
@@ -314,9 +313,12 @@ class Arrangement:
         return cls(merge_runs(melds) if join_runs else melds, hand & ~melded)
 
     def __repr__(self) -> str:
-        shown = [" ".join(format_card(c) for c in display_order(m)) for m in self.melds]
-        dead = " ".join(format_card(c) for c in display_order(self.deadwood_cards))
-        return f"Arrangement(melds={shown}, deadwood={dead!r} ({self.deadwood}))"
+        return f"Arrangement(melds={melds_repr(self.melds)}, deadwood_cards={hand_repr(self.deadwood_cards)})"
+
+
+def melds_repr(melds: tuple[Meld, ...]) -> str:
+    """Code that makes a tuple of melds, each by ``hand_repr``."""
+    return "(" + ", ".join(map(hand_repr, melds)) + ("," if len(melds) == 1 else "") + ")"
 
 
 def _unique(arrangements: Iterable[Arrangement]) -> list[Arrangement]:

@@ -10,6 +10,7 @@ from itertools import combinations
 
 import pytest
 
+import service.core as core
 from service.core import (
     ALL_CARDS,
     FULL_DECK,
@@ -33,6 +34,7 @@ from service.core import (
     knock_options,
     make_card,
     min_deadwood,
+    optimal_arrangements,
     parse_card,
     parse_hand,
     partnership_deal,
@@ -396,3 +398,27 @@ def test_an_engine_error_survives_pickling_and_copying(error: GinError, duplicat
     worker raised one waited for ever."""
     copied = duplicate(error)
     assert type(copied) is type(error) and str(copied) == str(error) and vars(copied) == vars(error)
+
+
+DENSE = parse_hand("7s 7c 7d 7h 8h 9h 2c 3c 4c Kd")
+VALUES = [
+    lambda: optimal_arrangements(DENSE),
+    lambda: optimal_arrangements(parse_hand("As 2s 3s 4s 5s 6s 7s 8s 9s Ts")),  # one meld, no deadwood
+    lambda: optimal_arrangements(parse_hand("Kd Qs 9h 2c 4d 6h 8c Tc Js 3h")),  # no meld
+    lambda: score_round(KNOCKER | parse_hand("5c"), DEFENDER, Rules()),
+    lambda: score_round(parse_hand("6h 7h 8h Qh Qd Qc As Ah Ad 2h"), LAYING_OFF, Rules()),  # with layoffs
+    lambda: report_layoffs(SET_AND_RUN, LAYING_OFF),
+    lambda: knock_options(ELEVEN, Rules()),
+    lambda: report_hand(ELEVEN, resolve_rules("gra")),
+    lambda: analyze_drawn_hand(ELEVEN),
+    lambda: score_game([HandRecord(0, 31), HandRecord(None, 0), HandRecord(1, 80)], resolve_rules("hoyle")),
+    lambda: PRESETS["oklahoma"],
+]
+
+
+@pytest.mark.parametrize("make", VALUES)
+def test_a_value_objects_repr_pastes_back(make: Callable[[], object]) -> None:
+    """As python-chess's do: hands show as ``parse_hand('...')`` (they showed as raw ints, or as text that was no
+    code), so a repr from a log or a failing test can be pasted into a session."""
+    value = make()
+    assert eval(repr(value), vars(core)) == value
