@@ -400,6 +400,17 @@ def choices_component(parameter: RuleParameter) -> str:
     return "".join(word.capitalize() for word in parameter.name.split("_"))
 
 
+ELEVEN_CARD_DEAL = {"properties": {"eleven_card_deal": {"const": True}}, "required": ["eleven_card_deal"]}
+OKLAHOMA_HAS_AN_UPCARD = [
+    {"not": {"properties": {"oklahoma": {"const": True}}, "required": ["oklahoma"], "allOf": [ELEVEN_CARD_DEAL]}},
+    {"if": {"properties": {"preset": {"enum": [name for name, preset in PRESETS.items() if preset.rules.oklahoma]}},
+            "required": ["preset"], "allOf": [ELEVEN_CARD_DEAL]},
+     "then": {"properties": {"oklahoma": {"const": False}}, "required": ["oklahoma"]}},
+]
+"""Rules that Rules itself checks, in the spec too: Oklahoma's knock limit needs the upcard an eleven-card deal
+does not turn (given with the deal, ``oklahoma`` is false, also over a preset that plays it)."""
+
+
 def component_schemas() -> dict[str, dict[str, Any]]:
     """The shared OpenAPI components the fields refer to: Card, PresetName, RuleParameters (as requests give
     rules: any of them) and RuleSet (as answers give them: all of them), the parameters' choices, Player and
@@ -425,6 +436,7 @@ def component_schemas() -> dict[str, dict[str, Any]]:
                 **{p.name: parameter_json_schema(p) for p in RULE_PARAMETERS},
             },
             "additionalProperties": False,
+            "allOf": OKLAHOMA_HAS_AN_UPCARD,
             "examples": [{"preset": "oklahoma", "oklahoma_ace": "gin_only"}, {"knock_limit": 5}],
         },
         "RuleSet": {

@@ -184,7 +184,8 @@ RULE_PARAMETERS: tuple[RuleParameter, ...] = (
         "ordinary turn that takes the upcard or draws from the stock, as seed 000 words it.",
         choices=get_args(FirstTurn),
     ),
-    RuleParameter("eleven_card_deal", "No upcard: the non-dealer is dealt 11 cards and its first turn is a discard."),
+    RuleParameter("eleven_card_deal", "No upcard: the non-dealer is dealt 11 cards and its first turn is a discard "
+                  "(not with Oklahoma, whose knock limit the upcard sets)."),
 )
 
 _PARAMETERS_BY_NAME = {p.name: p for p in RULE_PARAMETERS}

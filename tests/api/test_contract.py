@@ -241,6 +241,12 @@ TOOK_THE_UPCARD = {"phase": "discard", "discard_pile": [], "stock_count": 31}
     ("/v1/games/score", {"hands": [{"winner": None, "points": 5}]}, 422),
     ("/v1/games/score", {"hands": [{"winner": None, "points": 0, "extra_boxes": 2}]}, 422),
     ("/v1/games/score", {"hands": [{"winner": None, "points": 0}]}, 200),
+    # Oklahoma's knock limit needs the upcard an eleven-card deal does not turn, also under its preset
+    ("/v1/rules/resolve", {"rules": {"oklahoma": True, "eleven_card_deal": True}}, 422),
+    ("/v1/rules/resolve", {"rules": {"preset": "oklahoma", "eleven_card_deal": True}}, 422),
+    ("/v1/rules/resolve", {"rules": {"preset": "oklahoma", "eleven_card_deal": True, "oklahoma": False}}, 200),
+    ("/v1/rules/resolve", {"rules": {"preset": "gra", "eleven_card_deal": True}}, 200),
+    ("/v1/rules/resolve", {"rules": {"oklahoma": True, "eleven_card_deal": False}}, 200),
 ])
 def test_a_rule_between_fields_is_in_the_spec_too(spec: dict[str, Any], registry: Registry, client: FlaskClient,
                                                   path: str, body: dict[str, Any], status: int) -> None:
