@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from benchmarks import opponent_model, oracle_parts, posterior, selfplay
-from service.core.cards import FULL_DECK, hand_from_cards, iter_cards, parse_cards
+from service.core.cards import FULL_DECK, hand_from_cards, iter_cards, parse_card, parse_cards
 from service.core.game import Table
 from service.core.hints import DEFAULT_CONFIG, Action, GameState, Hint, _prepare, meld_partners
 from service.core.hints import hint as core_hint
@@ -84,6 +84,15 @@ def test_the_baseline_discards_the_highest_card_of_those_that_leave_the_least_de
 def test_the_baseline_takes_an_upcard_only_if_it_completes_or_extends_a_meld(hand: str, upcard: str, expected: str,
                                                                              rules: Rules) -> None:
     assert baseline_move(hand, "first_upcard", upcard, rules) == expected
+
+
+def test_on_a_plain_first_turn_the_baseline_takes_an_upcard_that_melds() -> None:
+    """Where the upcard is offered, the same draw state follows both players' passes: only the stock remains."""
+    plain = resolve_rules(None, {"first_turn": "plain"})
+    state = GameState(tuple(parse_cards("2s 5s 8s Jh Qh 2d 6d 9d 3c Kc")), "draw", parse_card("Kh"),
+                      (parse_card("Kh"),), 31)
+    assert str(selfplay.baseline_player(state, plain, 0)) == "take_upcard"
+    assert str(selfplay.baseline_player(state, Rules(), 0)) == "draw_stock"
 
 
 def test_deals_are_told_apart_by_the_results_of_their_two_hands() -> None:

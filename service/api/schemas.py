@@ -30,7 +30,7 @@ from ..core.hints import (
 )
 from ..core.knocks import check_taken_card, knock_limit, report_hand, stock_end_rules
 from ..core.layoffs import check_knocker_melds
-from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
+from ..core.rules import RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import DRAWN_SCORES_NOTHING, EXTRA_BOXES, HandRecord
 from ..errors import MAX_LISTED_ERRORS, validation_messages
 from .fields import (
@@ -405,8 +405,8 @@ class _AnalyzeQueryBase(RequestSchema):
     count_unknown_keys = False
 
     hand = CardsField(HAND_SIZES, text_only=True, required=True)
-    rules = fields.String(validate=OneOf(list(PRESETS), error="unknown preset {input}; expected one of "
-                                                 "{choices}"), metadata=refer_to(PRESET_REF, "A preset name."))
+    rules = fields.String(validate=lambda name: load_rules(name, {}, preset_at_root=True),  # worded as in a body
+                          metadata=refer_to(PRESET_REF, "A preset name."))
     upcard = CardField(metadata={"description": OKLAHOMA_UPCARD})
     drawn_from_discard = CardField(metadata={"description": DRAWN_FROM_DISCARD})
     taken_at_stock_end = QueryBooleanField(metadata={"description": TAKEN_AT_STOCK_END})

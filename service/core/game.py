@@ -56,7 +56,8 @@ class HandOutcome:
 
 @dataclass
 class Table:
-    """A hand in progress. Player ``dealer`` dealt; ``1 - dealer`` is offered the upcard first."""
+    """A hand in progress. Player ``dealer`` dealt; ``1 - dealer`` moves first (offered the upcard first, or under
+    a plain first turn drawing)."""
 
     rules: Rules
     dealer: int
@@ -79,7 +80,7 @@ class Table:
         """Deal a hand from ``deck`` (52 cards, top of the deck last): ten each, then the upcard (or, in
         an eleven-card deal, an eleventh card to the non-dealer)."""
         check_rules(rules)
-        if dealer not in (0, 1):
+        if isinstance(dealer, bool) or dealer not in (0, 1):
             raise GinError(f"the dealer is player 0 or 1, got {dealer!r}")
         if sorted(deck) != sorted(ALL_CARDS):
             raise GinError("a deck holds each of the 52 cards once")

@@ -1602,13 +1602,13 @@ def _finish_name(big_gin: bool, deadwood: int) -> str:
 def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternative) -> str:
     """Why to take the pile's top card, or pass or draw from the stock instead."""
     card = format_card(top)
+    other = "passing (valued as a draw from the stock)" if stock.action.type == "pass" else "from the stock"
     if choice.type == "take_upcard":
         if take.unit == "points":
             return f"Take {card}: it allows {_finish_name(take.then_discard is None, take.deadwood or 0)} right away."
         then = format_card(take.then_discard) if take.then_discard is not None else "?"
         return (f"Take {card} and discard {then}: {take.deadwood} deadwood, evaluated {take.evaluation:+.1f} "
-                f"against {stock.evaluation:+.1f} from the stock (higher is better).")
-    other = "passing (valued as a draw from the stock)" if choice.type == "pass" else "from the stock"
+                f"against {stock.evaluation:+.1f} {other} (higher is better).")
     return (f"{'Pass' if choice.type == 'pass' else 'Draw from the stock'}: {card} does not help enough "
             f"(evaluated {take.evaluation:+.1f} after taking it, {stock.evaluation:+.1f} {other}; higher is "
             "better).")

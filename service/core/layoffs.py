@@ -17,6 +17,7 @@ from .cards import (
     CardError,
     Hand,
     card_rank,
+    card_repr,
     check_card,
     check_hand,
     format_card,
@@ -46,7 +47,7 @@ class Layoff:
     meld_index: int
 
     def __repr__(self) -> str:
-        return f"Layoff(card=parse_card({format_card(self.card)!r}), meld_index={self.meld_index})"
+        return f"Layoff(card={card_repr(self.card)}, meld_index={self.meld_index})"
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,8 @@ def knocker_melds_of(melds: Iterable[int]) -> tuple[int, ...]:
 def check_knocker_melds(melds: Sequence[int], knocker: Hand | None = None, discard: Card | None = None) -> None:
     """Raise CardError unless the melds are valid, disjoint, of at most 11 cards and (if given) inside
     the knocker's hand once ``discard`` is gone from it."""
-    kept = None if knocker is None else knocker & ~(0 if discard is None else 1 << check_card(discard))
+    gone = 0 if discard is None else 1 << check_card(discard)
+    kept = None if knocker is None else check_hand(knocker) & ~gone
     seen = 0
     for index, meld in enumerate(melds):
         if not isinstance(meld, int) or isinstance(meld, bool):

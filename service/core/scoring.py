@@ -105,6 +105,7 @@ def check_drawn_from_discard(knocker: Hand, defender: Hand, card: Card, rules: R
     10 given, it may instead have been the discard when the rules allow discarding it at once.
     """
     check_rules(rules)
+    check_hand(defender)
     if check_hand(knocker) >> check_card(card) & 1:
         return
     name = format_card(card)

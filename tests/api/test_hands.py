@@ -175,7 +175,8 @@ def test_query_parameters_are_read_strictly(call: Call, query: str, parameter: s
 
 @pytest.mark.parametrize(("query", "rules"), [("&knock_limit=11", {"knock_limit": 11}),
                                               ("&shutout=bad", {"shutout": "bad"}),
-                                              ("&rules=Standard", "Standard")])
+                                              ("&rules=Standard", "Standard"),
+                                              ("&rules=default", "default")])  # the defaults are no preset
 def test_a_rule_fault_is_worded_alike_in_a_query_and_a_body(call: Call, query: str, rules: object) -> None:
     in_query = call("GET", f"/v1/hands/analyze?hand={quote(TEN)}{query}", template="/v1/hands/analyze").get_json()
     in_body = call("POST", "/v1/hands/analyze", json={"hand": TEN, "rules": rules}).get_json()

@@ -814,6 +814,8 @@ def test_takes_an_upcard_that_completes_a_meld() -> None:
     # Kept: As 2s 3s, 4h 5h 6h and two of Kc Qd Jh with 9d 8s unmatched.
     assert advice.alternatives[0].deadwood == 10 + 10 + 9 + 8
     assert advice.reason.startswith(f"Take 6h and discard {format_card(then)}: 37 deadwood, evaluated ")
+    assert advice.reason.endswith(" passing (valued as a draw from the stock) (higher is better).")  # not "from
+    # the stock": the other move is a pass
 
 
 def test_passes_an_upcard_that_helps_nothing() -> None:
@@ -1125,6 +1127,8 @@ def test_the_deal_alternates_from_the_non_dealer_then_turns_up_the_next_card() -
                                                                           1 - dealer)
     with pytest.raises(GinError, match="the dealer is player 0 or 1, got 2"):  # an IndexError
         Table.deal(Rules(), deck, dealer=2)
+    with pytest.raises(GinError, match="the dealer is player 0 or 1, got True"):
+        Table.deal(Rules(), deck, dealer=True)
 
 
 def test_on_a_plain_first_turn_the_non_dealer_takes_the_upcard_or_draws_and_nobody_passes() -> None:

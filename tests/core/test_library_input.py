@@ -15,11 +15,13 @@ from service.core import (
     ALL_CARDS,
     FULL_DECK,
     PRESETS,
+    Arrangement,
     CardError,
     FieldError,
     GameError,
     GinError,
     HandRecord,
+    Layoff,
     Rules,
     RulesError,
     card_value,
@@ -95,7 +97,12 @@ LAYING_OFF = parse_hand("5h 9h Qs 2c 3d 4s 6c 8d Jc Kc")
         (lambda: check_discard(ELEVEN, -1, Rules(), None), "-1 is not a card"),
         (lambda: check_discard(-1, 5, Rules(), None), "-1 is not a hand"),  # took 5 as in the hand
         (lambda: check_drawn_from_discard(KNOCKER, DEFENDER, -1, Rules()), "-1 is not a card"),
+        (lambda: check_drawn_from_discard(KNOCKER, -1, parse_card("5c"), Rules()), "-1 is not a hand"),  # not "in
+        # the defender's hand"
         (lambda: check_knocker_melds(SET_AND_RUN, ELEVEN, discard=-1), "-1 is not a card"),
+        (lambda: check_knocker_melds(SET_AND_RUN, discard=-1), "-1 is not a card"),
+        (lambda: check_knocker_melds(SET_AND_RUN, -1), "-1 is not a hand"),  # every meld looked inside it
+        (lambda: check_knocker_melds(SET_AND_RUN, 1 << 70), "is not a hand"),
     ],
 )
 def test_what_is_no_card_or_hand_is_a_card_error(call: Callable[[], object], fragment: str) -> None:
@@ -418,7 +425,19 @@ VALUES = [
 
 @pytest.mark.parametrize("make", VALUES)
 def test_a_value_objects_repr_pastes_back(make: Callable[[], object]) -> None:
-    """As python-chess's do: hands show as ``parse_hand('...')`` (they showed as raw ints, or as text that was no
-    code), so a repr from a log or a failing test can be pasted into a session."""
+    """As python-chess's do, so a repr from a log or a failing test can be pasted into a session."""
     value = make()
     assert eval(repr(value), vars(core)) == value
+
+
+def test_hands_and_cards_print_by_name_and_what_is_none_as_it_is() -> None:
+    """They showed as raw ints, or as text that was no code; an int that is no hand or card shows as itself (a
+    repr that raised, or named other cards, would hide the bad input being debugged)."""
+    defence = score_round(parse_hand("6h 7h 8h Qh Qd Qc As Ah Ad 2h"), LAYING_OFF, Rules()).defender
+    assert repr(defence) == ("DefenderResult(melds=(), layoffs=(Layoff(card=parse_card('5h'), meld_index=1), "
+                             "Layoff(card=parse_card('9h'), meld_index=1), Layoff(card=parse_card('Qs'), "
+                             "meld_index=2)), deadwood_cards=parse_hand('2c 3d 4s 6c 8d Jc Kc'))")
+    assert repr(optimal_arrangements(DENSE)[0]) == ("Arrangement(melds=(parse_hand('2c 3c 4c'), parse_hand('7s 7d "
+                                                    "7c'), parse_hand('7h 8h 9h')), deadwood_cards=parse_hand('Kd'))")
+    assert repr(Layoff(99, 0)) == "Layoff(card=99, meld_index=0)"
+    assert repr(Arrangement((-1,), 1 << 13)) == "Arrangement(melds=(-1,), deadwood_cards=8192)"

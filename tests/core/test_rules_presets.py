@@ -294,5 +294,3 @@ def test_an_eleven_card_deal_has_no_first_turn_to_play_plainly() -> None:
     assert "first_turn" not in unused_parameters(resolve_rules("standard"))
     assert unused_parameters(resolve_rules("gra", {"eleven_card_deal": True}))["first_turn"] == \
         "an eleven-card deal turns no card up"
-    assert presets_played(resolve_rules("gra", {"eleven_card_deal": True, "first_turn": "plain"})) == \
-        presets_played(resolve_rules("gra", {"eleven_card_deal": True}))
