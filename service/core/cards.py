@@ -128,19 +128,9 @@ def format_card(card: Card) -> str:
     return CARD_NAMES[check_card(card)]
 
 
-def is_card(card: object) -> bool:
-    """Whether ``card`` is the int of a card of the deck (a bool is none)."""
-    return not isinstance(card, bool) and isinstance(card, int) and 0 <= card < 64 and card & 15 <= 12
-
-
-def is_hand(hand: object) -> bool:
-    """Whether ``hand`` is the int of a set of cards of the deck (a bool is none)."""
-    return not isinstance(hand, bool) and isinstance(hand, int) and hand >= 0 and not hand & ~FULL_DECK
-
-
 def check_card(card: Card) -> Card:
     """``card``, or CardError when it is no card of the deck (cards are ints: ``make_card``)."""
-    if not is_card(card):
+    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 64 or card & 15 > 12:
         raise CardError(f"{card!r} is not a card: cards are the ints of make_card(rank, suit)", card=None)
     return card
 
@@ -148,7 +138,7 @@ def check_card(card: Card) -> Card:
 def check_hand(hand: Hand, sizes: Iterable[int] | None = None) -> Hand:
     """``hand``, or CardError when it holds anything but cards of the deck or (with ``sizes``) a number
     of cards not among them (hands are ints: ``parse_hand``, ``hand_from_cards``)."""
-    if not is_hand(hand):
+    if isinstance(hand, bool) or not isinstance(hand, int) or hand < 0 or hand & ~FULL_DECK:
         raise CardError(f"{hand!r} is not a hand: hands are the ints of parse_hand or hand_from_cards", card=None)
     if sizes is not None:
         _check_size(hand, sizes)
@@ -186,14 +176,18 @@ def _rank_order(hand: Hand) -> int:
 def hand_repr(hand: Hand) -> str:
     """Code that makes ``hand``, ``parse_hand('7h 8h 9h')``: value objects holding hands print so, to paste back
     (an int that is no hand as itself)."""
-    if not is_hand(hand):
+    try:
+        return f"parse_hand({' '.join(format_card(card) for card in display_order(check_hand(hand)))!r})"
+    except CardError:
         return repr(hand)
-    return f"parse_hand({' '.join(format_card(card) for card in display_order(hand))!r})"
 
 
 def card_repr(card: Card) -> str:
     """Code that makes ``card``, ``parse_card('9h')`` (an int that is no card as itself)."""
-    return f"parse_card({format_card(card)!r})" if is_card(card) else repr(card)
+    try:
+        return f"parse_card({format_card(card)!r})"
+    except CardError:
+        return repr(card)
 
 
 def display_order(hand: Hand) -> list[Card]:
