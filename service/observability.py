@@ -27,6 +27,7 @@ import os
 import random
 import re
 import shutil
+import struct
 import tempfile
 import threading
 import time
@@ -380,7 +381,8 @@ def archive_counts(directory: Path, living: set[int]) -> None:
 def _add_to_archive(archive: Path, files: list[Path]) -> None:
     """Write the archive anew with ``files`` added, and put it in place at once. Its space is allocated first:
     prometheus_client writes through a memory map, and a write past a full disk would kill the master (SIGBUS)
-    where allocating raises an OSError."""
+    where allocating raises an OSError. The bytes the files hold are allocated, not their sizes: each worker's
+    file is 64 KiB or 1 MiB ahead of what it holds, and the archive, sized by them, grew by that at each exit."""
     from prometheus_client.mmap_dict import MmapedDict
 
     totals: dict[str, tuple[float, float]] = {}
@@ -392,7 +394,7 @@ def _add_to_archive(archive: Path, files: list[Path]) -> None:
     merged = archive.with_suffix(".new")  # not a .db: scrapes do not read it
     try:
         with open(merged, "wb") as space:
-            os.posix_fallocate(space.fileno(), 0, sum(source.stat().st_size for source in sources))
+            os.posix_fallocate(space.fileno(), 0, sum(map(_bytes_held, sources)))
         written = MmapedDict(str(merged))  # type: ignore[no-untyped-call]
         try:
             for key, (total, timestamp) in totals.items():
@@ -403,6 +405,13 @@ def _add_to_archive(archive: Path, files: list[Path]) -> None:
         merged.unlink(missing_ok=True)
         raise
     os.replace(merged, archive)
+
+
+def _bytes_held(path: Path) -> int:
+    """The bytes a prometheus_client file holds, at most its size: its first four say so, as it wrote them (a
+    native int); the merged archive needs no more than the sum of its sources' (each key's entry is the same)."""
+    with open(path, "rb") as file:
+        return int(struct.unpack("i", file.read(4))[0])
 
 
 def on_exit(server: Any) -> None:
