@@ -27,7 +27,6 @@ import os
 import random
 import re
 import shutil
-import struct
 import tempfile
 import threading
 import time
@@ -381,8 +380,8 @@ def archive_counts(directory: Path, living: set[int]) -> None:
 def _add_to_archive(archive: Path, files: list[Path]) -> None:
     """Write the archive anew with ``files`` added, and put it in place at once. Its space is allocated first:
     prometheus_client writes through a memory map, and a write past a full disk would kill the master (SIGBUS)
-    where allocating raises an OSError. The bytes the files hold are allocated, not their sizes: each worker's
-    file is 64 KiB or 1 MiB ahead of what it holds, and the archive, sized by them, grew by that at each exit."""
+    where allocating raises an OSError. It is allocated exactly what it will hold: sized by its sources, 64 KiB
+    or 1 MiB a worker's file whatever it holds, it grew by that at each exit."""
     from prometheus_client.mmap_dict import MmapedDict
 
     totals: dict[str, tuple[float, float]] = {}
@@ -394,7 +393,7 @@ def _add_to_archive(archive: Path, files: list[Path]) -> None:
     merged = archive.with_suffix(".new")  # not a .db: scrapes do not read it
     try:
         with open(merged, "wb") as space:
-            os.posix_fallocate(space.fileno(), 0, sum(map(_bytes_held, sources)))
+            os.posix_fallocate(space.fileno(), 0, MMAP_HEADER_BYTES + sum(map(_entry_bytes, totals)))
         written = MmapedDict(str(merged))  # type: ignore[no-untyped-call]
         try:
             for key, (total, timestamp) in totals.items():
@@ -407,11 +406,15 @@ def _add_to_archive(archive: Path, files: list[Path]) -> None:
     os.replace(merged, archive)
 
 
-def _bytes_held(path: Path) -> int:
-    """The bytes a prometheus_client file holds, at most its size: its first four say so, as it wrote them (a
-    native int); the merged archive needs no more than the sum of its sources' (each key's entry is the same)."""
-    with open(path, "rb") as file:
-        return int(struct.unpack("i", file.read(4))[0])
+MMAP_HEADER_BYTES = 8
+"""A prometheus_client file's header: the bytes it holds, as an int, padded to 8."""
+
+
+def _entry_bytes(key: str) -> int:
+    """The bytes prometheus_client's file gives one sample: the key's length (4), the key padded with spaces so
+    that the two doubles after it (value and timestamp, 16) fall on 8 bytes (``MmapedDict._init_value``)."""
+    length = len(key.encode("utf-8"))
+    return 4 + length + (8 - (length + 4) % 8) + 16
 
 
 def on_exit(server: Any) -> None:

@@ -381,14 +381,34 @@ def test_a_dead_workers_counts_are_added_to_the_archive(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.new"))
 
 
-def test_the_archive_takes_the_space_its_counts_need_however_many_workers_died(tmp_path: Path) -> None:
+def test_the_archive_is_allocated_exactly_what_it_holds_however_many_workers_died(tmp_path: Path) -> None:
     """It was given the sizes of the files it merged, 64 KiB a dead worker's counter file (1 MiB a histogram's),
-    so it grew by that at each exit (a soak test: 2.3 to 3.6 MB after six reloads, on a memory-backed volume)."""
+    so it grew by that at each exit (a soak test: 2.3 to 3.6 MB after six reloads, on a memory-backed volume).
+    Given less than it holds, prometheus_client would grow it unallocated (a write past a full disk: SIGBUS)."""
+    from prometheus_client.mmap_dict import MmapedDict, mmap_key
+
     for pid in range(100, 120):
-        _counter_file(tmp_path, str(pid), 1.0)
+        written = MmapedDict(str(tmp_path / f"counter_{pid}.db"))  # type: ignore[no-untyped-call]
+        for label in range(pid % 7, 40, 3):  # keys of every length mod 8, some in several files
+            key = mmap_key("gin_requests", "gin_requests_total", ["path"], ["/v" + "x" * label], "Requests.")
+            written.write_value(key, 1.0, 0.0)  # type: ignore[no-untyped-call]
+        written.close()  # type: ignore[no-untyped-call]
         observability.archive_counts(tmp_path, living=set())
-    assert _archived_total(tmp_path) == 20.0
-    assert (tmp_path / "counter_archive.db").stat().st_size < 1024
+        archive = tmp_path / "counter_archive.db"
+        with open(archive, "rb") as file:
+            held = int.from_bytes(file.read(4), sys.byteorder)
+        assert archive.stat().st_size == held
+    assert len(list(MmapedDict.read_all_values_from_file(str(archive)))) == 40  # type: ignore[no-untyped-call]
+
+
+def test_a_worker_killed_before_its_file_held_anything_is_archived_with_the_rest(tmp_path: Path) -> None:
+    """Killed between prometheus_client's sizing of its file and its first write, it leaves 64 KiB of zeros: a
+    sum of what the sources held came to 0, and allocating 0 bytes failed, leaving every kind unarchived."""
+    (tmp_path / "counter_5.db").write_bytes(bytes(65536))
+    _counter_file(tmp_path, "6", 2.0)
+    (tmp_path / "counter_6.db").rename(tmp_path / "histogram_6.db")  # another kind, archived after it
+    observability.archive_counts(tmp_path, living=set())
+    assert sorted(p.name for p in tmp_path.glob("*.db")) == ["counter_archive.db", "histogram_archive.db"]
 
 
 def test_archiving_does_not_wait_for_a_scrape(tmp_path: Path) -> None:
