@@ -216,7 +216,8 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
             "standard",
             Rules(box_bonus=20, big_gin_bonus=None, shutout="none"),
             "seed 000",
-            "Gin 25, undercut 25 (ties undercut), game 100 to 100, box 20, no big gin, no shutout.",
+            "Gin 25, undercut 25 (ties undercut), game 100 to 100, box 20, no big gin, no shutout. The first upcard "
+            "is offered to both players; the seed words the first turn as an ordinary draw (first_turn plain).",
         ),
         Preset(
             "hoyle",
@@ -230,7 +231,8 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
             "online",
             Rules(game_bonus=0, box_bonus=0, shutout="none"),
             "seed 002",
-            "Big gin 31, no game or box bonus, the card taken from the pile may not be discarded.",
+            "Big gin 31, no game or box bonus, the card taken from the pile may not be discarded (undercut 25 and "
+            "big gin 31 are our picks among the seed's room options).",
         ),
         Preset(
             "traditional",
