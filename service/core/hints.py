@@ -1602,7 +1602,7 @@ def _finish_name(big_gin: bool, deadwood: int) -> str:
 def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternative) -> str:
     """Why to take the pile's top card, or pass or draw from the stock instead."""
     card = format_card(top)
-    other = "passing (valued as a draw from the stock)" if stock.action.type == "pass" else "from the stock"
+    other = "for passing, valued as a draw from the stock" if stock.action.type == "pass" else "from the stock"
     if choice.type == "take_upcard":
         if take.unit == "points":
             return f"Take {card}: it allows {_finish_name(take.then_discard is None, take.deadwood or 0)} right away."

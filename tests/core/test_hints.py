@@ -814,8 +814,8 @@ def test_takes_an_upcard_that_completes_a_meld() -> None:
     # Kept: As 2s 3s, 4h 5h 6h and two of Kc Qd Jh with 9d 8s unmatched.
     assert advice.alternatives[0].deadwood == 10 + 10 + 9 + 8
     assert advice.reason.startswith(f"Take 6h and discard {format_card(then)}: 37 deadwood, evaluated ")
-    assert advice.reason.endswith(" passing (valued as a draw from the stock) (higher is better).")  # not "from
-    # the stock": the other move is a pass
+    assert advice.reason.endswith(" for passing, valued as a draw from the stock (higher is better).")  # not
+    # "from the stock": the other move is a pass
 
 
 def test_passes_an_upcard_that_helps_nothing() -> None:
@@ -823,7 +823,7 @@ def test_passes_an_upcard_that_helps_nothing() -> None:
                       discard_pile=cards("Kc"), stock_count=31)
     advice = hint(state, Rules())
     assert advice.action == Action("pass") and advice.reason.startswith("Pass: Kc does not help enough (evaluated ")
-    assert advice.reason.endswith(" passing (valued as a draw from the stock); higher is better).")
+    assert advice.reason.endswith(" for passing, valued as a draw from the stock; higher is better).")
 
 
 def test_draws_from_the_stock_when_the_pile_card_helps_nothing() -> None:
