@@ -95,10 +95,11 @@ the same hint, unless a time budget runs out (above).
 from __future__ import annotations
 
 import functools
+import math
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from itertools import combinations
 from operator import attrgetter
 from typing import Literal
@@ -249,6 +250,17 @@ class EngineConfig:
     high_deadwood_from: int = 30
     high_deadwood_slope: float = 0.5
 
+    def __post_init__(self) -> None:
+        """Counts are whole numbers of at least 0, and the other knobs finite numbers (FieldError naming the first
+        that is not: a NaN would quietly change the advice)."""
+        for knob in fields(self):
+            value = getattr(self, knob.name)
+            if type(knob.default) is int:
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise FieldError(knob.name, f"expected a whole number of at least 0, got {describe_value(value)}")
+            elif isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise FieldError(knob.name, f"expected a finite number, got {describe_value(value)}")
+
 
 DEFAULT_CONFIG = EngineConfig()
 
@@ -284,7 +296,10 @@ class _Checked:
 
 def _check_cards(field_name: str, cards: Sequence[Card], repeats: bool = False) -> Hand:
     """The cards of a list as a hand; HintStateError at the first that is no card or (unless ``repeats``) is
-    listed twice."""
+    listed twice, or for cards given other than as a list (a hand's bitmask, say)."""
+    if not isinstance(cards, tuple | list):
+        raise HintStateError(field_name, f"expected the cards as a tuple of card ints (parse_cards makes one), got "
+                                         f"{describe_value(cards)}")
     mask = 0
     for index, card in enumerate(cards):
         try:
@@ -1122,6 +1137,7 @@ def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig,
              budget: TimeBudget | None = None, revealed: Hand = 0) -> _Context:
     """Validate the state and sample the opponent and its next-turn threats (the defence term, and on our last
     turns the value of every discard and of playing on, need them)."""
+    _check_engine_inputs(seed, config, budget)
     checked = _reveal(check_state(state, rules), revealed)
     upcard = state.upcard
     doubled = score_doubled(rules, upcard)
@@ -1132,6 +1148,18 @@ def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig,
     _sample_opponents(context, random.Random(seed))
     _find_threats(context)
     return context
+
+
+def _check_engine_inputs(seed: int, config: EngineConfig, budget: TimeBudget | None) -> None:
+    """The engine's own inputs, as a library caller gives them (FieldError naming the one at fault): without an
+    int seed the sampling would differ from call to call."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise FieldError("seed", f"expected an integer (the same state and seed give the same hint), got "
+                                 f"{describe_value(seed)}")
+    if not isinstance(config, EngineConfig):
+        raise FieldError("config", f"expected an EngineConfig, got {describe_value(config)}")
+    if budget is not None and not isinstance(budget, TimeBudget):
+        raise FieldError("budget", f"expected a TimeBudget or None, got {describe_value(budget)}")
 
 
 def _reveal(checked: _Checked, revealed: Hand) -> _Checked:

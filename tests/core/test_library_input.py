@@ -4,7 +4,10 @@ are refused with the module's own errors instead of a wrong answer or an IndexEr
 from __future__ import annotations
 
 import copy
+import dataclasses
+import math
 import pickle
+import random
 from collections.abc import Callable
 from itertools import combinations
 
@@ -38,6 +41,7 @@ from service.core import (
     min_deadwood,
     optimal_arrangements,
     parse_card,
+    parse_cards,
     parse_hand,
     partnership_deal,
     presets_played,
@@ -441,3 +445,40 @@ def test_hands_and_cards_print_by_name_and_what_is_none_as_it_is() -> None:
                                                     "7c'), parse_hand('7h 8h 9h')), deadwood_cards=parse_hand('Kd'))")
     assert repr(Layoff(99, 0)) == "Layoff(card=99, meld_index=0)"
     assert repr(Arrangement((-1,), 1 << 13)) == "Arrangement(melds=(-1,), deadwood_cards=8192)"
+
+
+SEEN = core.GameState(hand=tuple(parse_cards("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9h")), phase="discard",
+                      upcard=parse_card("4d"), discard_pile=tuple(parse_cards("4d Tc")), stock_count=29,
+                      opponent_discards=(parse_card("7c"),), drawn_from_discard=parse_card("7c"))
+
+
+@pytest.mark.parametrize(("call", "field", "fragment"), [
+    (lambda: core.hint(SEEN, Rules(), seed=None), "seed", "expected an integer"),  # type: ignore[arg-type]
+    (lambda: core.hint(SEEN, Rules(), seed=True), "seed", "expected an integer"),
+    (lambda: core.hint(SEEN, Rules(), config=None), "config", "expected an EngineConfig, got null"),  # type: ignore[arg-type]
+    (lambda: core.hint(SEEN, Rules(), budget=-1), "budget", "expected a TimeBudget or None, got -1"),  # type: ignore[arg-type]
+    (lambda: core.hint(SEEN, "gra"), "rules", "expected a Rules"),  # type: ignore[arg-type]
+    (lambda: core.hint(dataclasses.replace(SEEN, hand=ELEVEN), Rules()), "hand",  # type: ignore[arg-type]
+     r"expected the cards as a tuple of card ints \(parse_cards makes one\), got \d+"),
+    (lambda: core.legal_actions(dataclasses.replace(SEEN, opponent_discards=None), Rules()),  # type: ignore[arg-type]
+     "opponent_discards", "got null"),
+    (lambda: core.EngineConfig(feed_penalty=math.nan), "feed_penalty", "expected a finite number, got nan"),
+    (lambda: core.EngineConfig(knock_margin=True), "knock_margin", "expected a finite number, got true"),
+    (lambda: core.EngineConfig(samples="24"), "samples", 'at least 0, got "24"'),  # type: ignore[arg-type]
+    (lambda: core.EngineConfig(samples=-1), "samples", "expected a whole number of at least 0, got -1"),
+    (lambda: core.EngineConfig(sample_pool=2.5), "sample_pool", "got 2.5"),  # type: ignore[arg-type]
+])
+def test_the_hint_engine_refuses_what_a_library_caller_gets_wrong(call: Callable[[], object], field: str,
+                                                                  fragment: str) -> None:
+    """An AttributeError or a TypeError from deep inside, or quietly other advice (a NaN knob; a null seed, which
+    samples anew each call)."""
+    with pytest.raises(GinError, match=fragment) as raised:
+        call()
+    assert raised.value.field == field
+
+
+def test_the_hint_engine_is_among_the_public_names() -> None:
+    assert str(core.hint(SEEN, Rules(), config=core.EngineConfig(samples=8)).action) == "discard 9h"
+    table = core.Table.shuffled(Rules(), random.Random(1))
+    table.play(core.legal_actions(table.view(), Rules())[0])
+    assert table.phase == "discard"
