@@ -143,7 +143,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
                         help="engine config override, e.g. --set samples=96")
     args = parser.parse_args(argv)
-    config = configured(args.set)
+    try:
+        config = configured(args.set)
+    except ValueError as error:
+        parser.error(f"--set: {error}")
     started = time.perf_counter()
     jobs = [(i, args.seed, config) for i in range(args.deals)]
     with Pool(args.workers) as pool:

@@ -60,6 +60,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from multiprocessing import Pool
+from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -67,6 +68,7 @@ from service.core.cards import ALL_CARDS, Hand, card_bit, card_rank, card_value,
 from service.core.game import Table
 from service.core.hints import (
     DEFAULT_CONFIG,
+    KNOB_RANGES,
     Action,
     EngineConfig,
     GameState,
@@ -191,9 +193,14 @@ def play_deal(deck: list[int], rules: Rules, players: tuple[Player, Player], eng
 
 
 def configured(overrides: list[str]) -> EngineConfig:
-    """The default engine config with ``KNOB=VALUE`` overrides."""
-    return replace(DEFAULT_CONFIG, **{knob: type(getattr(DEFAULT_CONFIG, knob))(value) for knob, value in
-                                      (item.split("=", 1) for item in overrides)})
+    """The default engine config with ``KNOB=VALUE`` overrides (a ValueError saying what is wrong with one)."""
+    changes: dict[str, Any] = {}
+    for item in overrides:
+        knob, _, value = item.partition("=")
+        if knob not in KNOB_RANGES:
+            raise ValueError(f"unknown knob {knob!r}; expected one of {', '.join(KNOB_RANGES)}")
+        changes[knob] = type(getattr(DEFAULT_CONFIG, knob))(value)
+    return replace(DEFAULT_CONFIG, **changes)  # a value out of the knob's range: a FieldError
 
 
 def shuffled_deck(seed: int, index: int) -> list[int]:
@@ -370,7 +377,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--save and --paired-with need one --opponent")
     if args.opponent_set and args.opponent != "engine":
         parser.error("--opponent-set needs --opponent engine")
-    config, opponent_config = configured(args.set), configured(args.opponent_set)
+    try:
+        config, opponent_config = configured(args.set), configured(args.opponent_set)
+    except ValueError as error:
+        parser.error(f"--set: {error}")
     try:
         rules = resolve_rules(args.preset, dict(_rule_override(text) for text in args.rule))
     except (RulesError, ValueError) as error:

@@ -7,6 +7,7 @@ the oracle and the opponent-model scores mean what they say.
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import re
 from pathlib import Path
@@ -55,6 +56,16 @@ def test_the_engine_plays_another_configuration_of_itself(capsys: pytest.Capture
     assert "engine won 0, lost 0, drawn 2" not in other
     with pytest.raises(SystemExit):
         selfplay.main(["--opponent", "baseline", "--opponent-set", "knock_margin=0"])
+
+
+@pytest.mark.parametrize("knob", ["samples=-1", "colour=3", "samples=many", "ceiling_evidence=2"])
+def test_a_knob_that_is_no_knob_or_out_of_its_range_is_a_usage_error(knob: str,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A traceback before (a TypeError for an unknown knob); an infinite margin is a knob's value, as before."""
+    with pytest.raises(SystemExit):
+        selfplay.main(["--deals", "1", "--opponent", "baseline", "--set", knob])
+    assert "error: --set: " in capsys.readouterr().err
+    assert selfplay.configured(["knock_margin=inf"]).knock_margin == math.inf
 
 
 def baseline_move(hand: str, phase: str, pile: str, rules: Rules | None = None) -> str:

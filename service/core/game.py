@@ -21,6 +21,7 @@ A knock is scored by ``scoring.score_round``.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .cards import ALL_CARDS, Card, Hand, card_bit, format_card, hand_cards
@@ -76,15 +77,15 @@ class Table:
     outcome: HandOutcome | None = None
 
     @classmethod
-    def deal(cls, rules: Rules, deck: list[Card], dealer: int = 0) -> Table:
+    def deal(cls, rules: Rules, deck: Iterable[Card], dealer: int = 0) -> Table:
         """Deal a hand from ``deck`` (52 cards, top of the deck last): ten each, then the upcard (or, in
         an eleven-card deal, an eleventh card to the non-dealer)."""
         check_rules(rules)
-        if isinstance(dealer, bool) or dealer not in (0, 1):
+        if type(dealer) is not int or dealer not in (0, 1):
             raise GinError(f"the dealer is player 0 or 1, got {dealer!r}")
-        if sorted(deck) != sorted(ALL_CARDS):
+        stock = list(deck)  # read once: it may be an iterator
+        if any(type(card) is not int for card in stock) or sorted(stock) != sorted(ALL_CARDS):
             raise GinError("a deck holds each of the 52 cards once")
-        stock = list(deck)
         hands = [0, 0]
         for _ in range(HAND_SIZE):
             for player in (1 - dealer, dealer):
@@ -99,6 +100,8 @@ class Table:
     @classmethod
     def shuffled(cls, rules: Rules, rng: random.Random, dealer: int = 0) -> Table:
         """Deal from a deck shuffled by ``rng``."""
+        if not isinstance(rng, random.Random):
+            raise GinError(f"expected a random.Random to shuffle with, got {rng!r}")
         deck = list(ALL_CARDS)
         rng.shuffle(deck)
         return cls.deal(rules, deck, dealer)
@@ -140,8 +143,10 @@ class Table:
         """Apply one move of the player to move."""
         if self.over:
             raise IllegalMoveError("the hand is over")
-        if action not in self.legal_actions():
+        legal = self.legal_actions()
+        if action not in legal:
             raise IllegalMoveError(f"{action} is not legal in the {self.phase} phase")
+        action = legal[legal.index(action)]  # equal to it, with the card as an int (True == 1 too)
         player = self.to_move
         kind = action.type
         if kind == "pass" and self.phase == "draw":  # the stock-end offer declined

@@ -171,6 +171,12 @@ class GameState:
     drawn_from_discard: Card | None = None
     returned_discard: bool = False
 
+    def __post_init__(self) -> None:
+        """Cards given as lists (``parse_cards`` makes them) are kept as tuples, as the checks compare them."""
+        for name in ("hand", "discard_pile", "opponent_hand_known", "opponent_discards"):
+            if isinstance(cards := getattr(self, name), list):
+                object.__setattr__(self, name, tuple(cards))
+
 
 @dataclass(frozen=True)
 class Action:
@@ -251,15 +257,35 @@ class EngineConfig:
     high_deadwood_slope: float = 0.5
 
     def __post_init__(self) -> None:
-        """Counts are whole numbers of at least 0, and the other knobs finite numbers (FieldError naming the first
-        that is not: a NaN would quietly change the advice)."""
+        """Every knob within its range, ``KNOB_RANGES`` (FieldError naming the first that is not: a NaN, or a
+        negative weight, would quietly change the advice)."""
         for knob in fields(self):
-            value = getattr(self, knob.name)
-            if type(knob.default) is int:
-                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                    raise FieldError(knob.name, f"expected a whole number of at least 0, got {describe_value(value)}")
-            elif isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                raise FieldError(knob.name, f"expected a finite number, got {describe_value(value)}")
+            value, (least, most) = getattr(self, knob.name), KNOB_RANGES[knob.name]
+            whole = type(knob.default) is int
+            kind = "a whole number" if whole else "a number"
+            if isinstance(value, bool) or not isinstance(value, int if whole else int | float) or not (
+                    least <= value <= most):
+                raise FieldError(knob.name, f"expected {kind} from {_bound(least)} to {_bound(most)}, got "
+                                            f"{describe_value(value)}")
+
+
+MOST_WEIGHT = 1_000_000
+"""The largest penalty, weight or slope a knob takes (its products with points stay finite)."""
+KNOB_RANGES: dict[str, tuple[float, float]] = {
+    "samples": (0, 10_000), "sample_pool": (0, 100_000), "feed_penalty": (0, MOST_WEIGHT),
+    "knock_margin": (0, math.inf), "discard_evidence": (0, 1), "knock_evidence": (0, 1), "ceiling_evidence": (0, 1),
+    "close_margin": (0, math.inf), "defence_weight": (0, MOST_WEIGHT), "second_draw_margin": (-math.inf, math.inf),
+    "knock_range_slope": (0, MOST_WEIGHT), "high_deadwood_from": (0, MOST_DEADWOOD),
+    "high_deadwood_slope": (0, MOST_WEIGHT)}
+"""Each knob's values: the evidence knobs weigh a sampled hand by a factor per fact; an infinite margin never
+knocks on points (``knock_margin``), calls every choice close (``close_margin``) or looks at every discard twice
+(``second_draw_margin``)."""
+
+
+
+def _bound(value: float) -> str:
+    """A knob's range end as its errors say it."""
+    return ("" if value > 0 else "-") + "infinity" if math.isinf(value) else f"{value:,}"
 
 
 DEFAULT_CONFIG = EngineConfig()
@@ -269,6 +295,8 @@ class TimeBudget:
     """A time limit on a hint's optional work (see the module docstring), read from ``clock``."""
 
     def __init__(self, seconds: float, clock: Callable[[], float] = time.perf_counter) -> None:
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds != seconds:  # NaN
+            raise FieldError("budget", f"expected a number of seconds, got {describe_value(seconds)}")
         self._clock = clock
         self._deadline = clock() + seconds
         self.reached = False
@@ -297,9 +325,9 @@ class _Checked:
 def _check_cards(field_name: str, cards: Sequence[Card], repeats: bool = False) -> Hand:
     """The cards of a list as a hand; HintStateError at the first that is no card or (unless ``repeats``) is
     listed twice, or for cards given other than as a list (a hand's bitmask, say)."""
-    if not isinstance(cards, tuple | list):
-        raise HintStateError(field_name, f"expected the cards as a tuple of card ints (parse_cards makes one), got "
-                                         f"{describe_value(cards)}")
+    if not isinstance(cards, tuple):
+        raise HintStateError(field_name, f"expected the cards as a list or tuple of card ints (parse_cards makes "
+                                         f"one), got {describe_value(cards)}")
     mask = 0
     for index, card in enumerate(cards):
         try:
@@ -316,6 +344,11 @@ def check_state(state: GameState, rules: Rules) -> _Checked:
     """Raise HintStateError unless the state can happen in a hand under ``rules`` (RulesError for rules that are
     no Rules)."""
     check_rules(rules)
+    if not isinstance(state, GameState):
+        raise HintStateError("state", f"expected a GameState, got {describe_value(state)}")
+    if not isinstance(state.returned_discard, bool):
+        raise HintStateError("returned_discard", f"expected true or false, got "
+                                                 f"{describe_value(state.returned_discard)}")
     if state.phase not in PHASES:
         raise HintStateError("phase", f"expected one of {', '.join(PHASES)}, got {state.phase!r}")
     hand = _check_cards("hand", state.hand)

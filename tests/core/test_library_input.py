@@ -459,14 +459,21 @@ SEEN = core.GameState(hand=tuple(parse_cards("As 2s 3s 7h 7d 7c Kd Qd Jd 5c 9h")
     (lambda: core.hint(SEEN, Rules(), budget=-1), "budget", "expected a TimeBudget or None, got -1"),  # type: ignore[arg-type]
     (lambda: core.hint(SEEN, "gra"), "rules", "expected a Rules"),  # type: ignore[arg-type]
     (lambda: core.hint(dataclasses.replace(SEEN, hand=ELEVEN), Rules()), "hand",  # type: ignore[arg-type]
-     r"expected the cards as a tuple of card ints \(parse_cards makes one\), got \d+"),
+     r"expected the cards as a list or tuple of card ints \(parse_cards makes one\), got \d+"),
     (lambda: core.legal_actions(dataclasses.replace(SEEN, opponent_discards=None), Rules()),  # type: ignore[arg-type]
      "opponent_discards", "got null"),
-    (lambda: core.EngineConfig(feed_penalty=math.nan), "feed_penalty", "expected a finite number, got nan"),
-    (lambda: core.EngineConfig(knock_margin=True), "knock_margin", "expected a finite number, got true"),
-    (lambda: core.EngineConfig(samples="24"), "samples", 'at least 0, got "24"'),  # type: ignore[arg-type]
-    (lambda: core.EngineConfig(samples=-1), "samples", "expected a whole number of at least 0, got -1"),
+    (lambda: core.hint(dataclasses.asdict(SEEN), Rules()), "state", "expected a GameState, got an object"),  # type: ignore[arg-type]
+    (lambda: core.hint(dataclasses.replace(SEEN, returned_discard="no"), resolve_rules("gra")),  # type: ignore[arg-type]
+     "returned_discard", 'expected true or false, got "no"'),  # "no" is true: it changed the advice
+    (lambda: core.hint(SEEN, Rules(), budget=core.TimeBudget(math.nan)), "budget", "expected a number of seconds"),
+    (lambda: core.EngineConfig(feed_penalty=math.nan), "feed_penalty", "from 0 to 1,000,000, got nan"),
+    (lambda: core.EngineConfig(knock_margin=True), "knock_margin", "expected a number from 0 to infinity, got true"),
+    (lambda: core.EngineConfig(samples="24"), "samples", 'from 0 to 10,000, got "24"'),  # type: ignore[arg-type]
+    (lambda: core.EngineConfig(samples=-1), "samples", "expected a whole number from 0 to 10,000, got -1"),
     (lambda: core.EngineConfig(sample_pool=2.5), "sample_pool", "got 2.5"),  # type: ignore[arg-type]
+    (lambda: core.EngineConfig(ceiling_evidence=-1), "ceiling_evidence", "from 0 to 1, got -1"),  # it knocked
+    (lambda: core.EngineConfig(defence_weight=1e308), "defence_weight", r"got 1e\+308"),  # a NaN evaluation
+    (lambda: core.EngineConfig(feed_penalty=10**400), "feed_penalty", "got a 1329-bit integer"),  # OverflowError
 ])
 def test_the_hint_engine_refuses_what_a_library_caller_gets_wrong(call: Callable[[], object], field: str,
                                                                   fragment: str) -> None:
@@ -479,6 +486,39 @@ def test_the_hint_engine_refuses_what_a_library_caller_gets_wrong(call: Callable
 
 def test_the_hint_engine_is_among_the_public_names() -> None:
     assert str(core.hint(SEEN, Rules(), config=core.EngineConfig(samples=8)).action) == "discard 9h"
+    assert core.EngineConfig(knock_margin=math.inf, second_draw_margin=-math.inf)  # never knock; one draw only
     table = core.Table.shuffled(Rules(), random.Random(1))
     table.play(core.legal_actions(table.view(), Rules())[0])
     assert table.phase == "discard"
+
+
+def test_cards_given_as_lists_are_read_as_tuples() -> None:
+    """``parse_cards`` makes lists; the checks compare tuples (a list refused three states in four)."""
+    table = core.Table.shuffled(resolve_rules("gra"), random.Random(2))
+    for _ in range(12):
+        state = table.view()
+        listed = core.GameState(**{**vars(state), **{name: list(getattr(state, name)) for name in (
+            "hand", "discard_pile", "opponent_hand_known", "opponent_discards")}})
+        assert listed == state and core.legal_actions(listed, table.rules) == table.legal_actions()
+        table.play(table.legal_actions()[-1])
+
+
+@pytest.mark.parametrize(("call", "fragment"), [
+    (lambda: core.Table.shuffled(Rules(), 1), "expected a random.Random to shuffle with, got 1"),  # type: ignore[arg-type]
+    (lambda: core.Table.deal(Rules(), list(ALL_CARDS), dealer=1.0), "the dealer is player 0 or 1, got 1.0"),  # type: ignore[arg-type]
+    (lambda: core.Table.deal(Rules(), [float(card) for card in ALL_CARDS]), "each of the 52 cards once"),  # type: ignore[misc]
+])
+def test_the_table_refuses_what_is_no_deal(call: Callable[[], object], fragment: str) -> None:
+    with pytest.raises(GinError, match=fragment):
+        call()
+
+
+def test_the_table_deals_from_any_iterable_and_plays_the_legal_move_a_caller_means() -> None:
+    """A deck given as an iterator was read twice (an IndexError); ``True`` as a card equals 1 and was applied as
+    given, and every later view refused the pile."""
+    rest = [card for card in ALL_CARDS if card not in (0, 1, 5)]
+    table = core.Table.deal(Rules(), iter([*rest, 1, 5, 0]))  # the non-dealer is dealt As, then 2s (card 1)
+    assert len(table.stock) == 31
+    table.play(core.Action("take_upcard"))
+    table.play(core.Action("discard", True))
+    assert type(table.pile[-1]) is int and table.view().discard_pile[-1] == 1
