@@ -282,7 +282,6 @@ knocks on points (``knock_margin``), calls every choice close (``close_margin``)
 (``second_draw_margin``)."""
 
 
-
 def _bound(value: float) -> str:
     """A knob's range end as its errors say it."""
     return ("" if value > 0 else "-") + "infinity" if math.isinf(value) else f"{value:,}"
@@ -324,7 +323,7 @@ class _Checked:
 
 def _check_cards(field_name: str, cards: Sequence[Card], repeats: bool = False) -> Hand:
     """The cards of a list as a hand; HintStateError at the first that is no card or (unless ``repeats``) is
-    listed twice, or for cards given other than as a list (a hand's bitmask, say)."""
+    listed twice, or for cards given other than as a list or tuple (a hand's bitmask, say)."""
     if not isinstance(cards, tuple):
         raise HintStateError(field_name, f"expected the cards as a list or tuple of card ints (parse_cards makes "
                                          f"one), got {describe_value(cards)}")
