@@ -35,7 +35,7 @@ def analyze(
     return render.hand_report(report_hand(hand, rules, upcard, drawn_from_discard, taken_at_stock_end))
 
 
-def analyzed(args: dict[str, Any]) -> Response:
+def analysis_response(args: dict[str, Any]) -> Response:
     """The answer to a request for one hand's analysis, counted among the hands analyzed."""
     answer = analyze(**args)
     observability.count_hands_analyzed()
@@ -72,7 +72,7 @@ class Analyze(MethodView):
         a query could not say its null). Integers are written with the digits 0-9. Each parameter is
         given once.
         """
-        return analyzed(args)
+        return analysis_response(args)
 
     @blp.arguments(AnalyzeRequest(), examples=EXAMPLES)
     @blp.doc(operationId="analyzeHand")
@@ -83,7 +83,7 @@ class Analyze(MethodView):
         For 11 cards the top level describes the best discard (`discard`), and `discards` lists
         every discard, best first.
         """
-        return analyzed(args)
+        return analysis_response(args)
 
 
 BATCH_ITEM = AnalyzeRequest()

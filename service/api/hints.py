@@ -27,7 +27,7 @@ ANSWER = advise(HintRequest().load({**EXAMPLE, "time_budget_ms": None}))  # no b
 
 
 @blp.route("")
-class Hint(MethodView):
+class HintResource(MethodView):
     """Hints."""
 
     @blp.arguments(HintRequest(), example=EXAMPLE)

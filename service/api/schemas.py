@@ -14,9 +14,8 @@ from typing import Any, get_args
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_load, validate, validates_schema
 from marshmallow.exceptions import SCHEMA
 
-from ..core import errors as core_errors
 from ..core.cards import Card, CardError, Hand, format_card, hand_cards, lowest_card, parse_card
-from ..core.errors import may_not_be_null
+from ..core.errors import FieldError, may_not_be_null
 from ..core.hints import (
     DEFAULT_CONFIG,
     FULL_STOCK,
@@ -104,8 +103,8 @@ def on_field(check: Callable[[], object], field: str = SCHEMA) -> None:
     ``field``, and of the item it names, if any."""
     try:
         check()
-    except (core_errors.FieldError, CardError) as error:
-        message = error.message if isinstance(error, core_errors.FieldError) else str(error)
+    except (FieldError, CardError) as error:
+        message = error.message if isinstance(error, FieldError) else str(error)
         raise ValidationError(message if error.index is None else {error.index: [message]},
                               error.field or field) from None
 
@@ -597,8 +596,8 @@ class HandAnalysis(Schema):
         "`discard`), then the card just taken when the rules forbid discarding it."})
 
 
-class FieldError(Schema):
-    """What is wrong with one part of the request."""
+class FieldErrorSchema(Schema):
+    """What is wrong with one part of the request (the spec's ``FieldError``; not the core's exception)."""
 
     pointer = fields.String(metadata={"description": "JSON pointer (as a URI fragment) into the body."})
     parameter = fields.String(metadata={"description": "The query parameter at fault."})
@@ -618,7 +617,7 @@ class Problem(Schema):
     status = fields.Integer(required=True, metadata={"description": "The HTTP status code."})
     detail = fields.String(required=True, metadata={
         "description": "What went wrong in this request, for people (for a 422: its first faults, from `errors`)."})
-    errors = fields.List(fields.Nested(FieldError), metadata={
+    errors = fields.List(fields.Nested(FieldErrorSchema), metadata={
         "description": f"Each invalid input, the first {MAX_LISTED_ERRORS} of them (`detail` names the first three "
         "and says how many more there are in all)."})
     deadwood = fields.Integer(metadata={"description": "Illegal knock: the knocker's deadwood."})

@@ -177,7 +177,7 @@ def hand_repr(hand: Hand) -> str:
     """Code that makes ``hand``, ``parse_hand('7h 8h 9h')``: value objects holding hands print so, to paste back
     (an int that is no hand as itself)."""
     try:
-        return f"parse_hand({' '.join(format_card(card) for card in display_order(check_hand(hand)))!r})"
+        return f"parse_hand({' '.join(format_hand(check_hand(hand)))!r})"
     except CardError:
         return repr(hand)
 
@@ -188,17 +188,6 @@ def card_repr(card: Card) -> str:
         return f"parse_card({format_card(card)!r})"
     except CardError:
         return repr(card)
-
-
-def display_order(hand: Hand) -> list[Card]:
-    """The cards of a hand sorted for people: by rank, then suit."""
-    order = _rank_order(hand)
-    cards = []
-    while order:
-        low = order & -order
-        cards.append(_CARD_AT_RANK_ORDER[low.bit_length() - 1])
-        order ^= low
-    return cards
 
 
 def _spread_lanes() -> tuple[int, ...]:

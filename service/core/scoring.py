@@ -319,8 +319,7 @@ def _best_hand(rules: Rules) -> tuple[int, str]:
     undercut where the limit is 0), whichever is more, doubled where a spade upcard may double it. A knock itself
     wins less than ``MOST_DEADWOOD``."""
     limit = 10 if rules.oklahoma else rules.knock_limit  # Oklahoma: a ten-point upcard
-    gins = [(rules.gin_bonus, "gin"), *([] if rules.big_gin_bonus is None else [(rules.big_gin_bonus, "big gin")])]
-    bonus, name = max(gins)
+    name, bonus = max(_gin_bonuses(rules).items(), key=lambda named: named[1])
     points, how = bonus + MOST_DEADWOOD, f"{name} ({bonus}) against {MOST_DEADWOOD} deadwood, the most ten cards hold"
     if limit and rules.undercut_bonus + limit > points:
         points, how = (rules.undercut_bonus + limit,
@@ -334,7 +333,7 @@ def _least_points_for_boxes(extra_boxes: int, rules: Rules) -> int:
     """The fewest points of a hand that wins ``extra_boxes`` Oklahoma extra boxes: an undercut (1) scores
     at least its bonus, gin or big gin (2) theirs, and a spade upcard doubles both points and boxes."""
     undercut = rules.undercut_bonus + (0 if rules.undercut_on_tie else 1)
-    gin = min([rules.gin_bonus, *([] if rules.big_gin_bonus is None else [rules.big_gin_bonus])])
+    gin = min(_gin_bonuses(rules).values())
     doubled_undercut = [2 * undercut] if rules.oklahoma_spades_double else []
     return {0: 0, 1: undercut, 2: min([gin, *doubled_undercut]), 4: 2 * gin}[extra_boxes]
 
@@ -342,9 +341,12 @@ def _least_points_for_boxes(extra_boxes: int, rules: Rules) -> int:
 def _least_win(rules: Rules) -> int:
     """The fewest points a hand can be won by: a knock wins by at least 1, gin and an undercut on a
     tie by their bonus alone when the defender has no deadwood."""
-    bonuses = [rules.gin_bonus, *([rules.undercut_bonus] if rules.undercut_on_tie else []),
-               *([] if rules.big_gin_bonus is None else [rules.big_gin_bonus])]
-    return min(1, *bonuses)
+    return min(1, *_gin_bonuses(rules).values(), *([rules.undercut_bonus] if rules.undercut_on_tie else []))
+
+
+def _gin_bonuses(rules: Rules) -> dict[str, int]:
+    """The bonus of gin, and of big gin where it is played, by name."""
+    return {"gin": rules.gin_bonus, **({} if rules.big_gin_bonus is None else {"big gin": rules.big_gin_bonus})}
 
 
 def score_game(hands: Iterable[HandRecord], rules: Rules) -> GameResult:

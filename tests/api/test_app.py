@@ -866,8 +866,10 @@ def test_a_key_given_twice_is_read_with_its_last_value(call: Call) -> None:
 
 
 def test_health_and_readiness(call: Call) -> None:
-    assert call("GET", "/healthz").get_json() == {"status": "ok"}
-    assert call("GET", "/readyz").get_json() == {"status": "ready"}
+    """A probe reads no query string and is answered whatever a checker adds to it (documented in the spec)."""
+    for query in ("", "?x=1"):
+        assert call("GET", f"/healthz{query}").get_json() == {"status": "ok"}
+        assert call("GET", f"/readyz{query}").get_json() == {"status": "ready"}
 
 
 def test_docs_are_served_from_package_files(client) -> None:  # type: ignore[no-untyped-def]
@@ -907,6 +909,14 @@ def test_spec_is_served_as_json_and_yaml(app: Flask, client) -> None:  # type: i
     assert as_json.mimetype == "application/json" and as_yaml.mimetype == "application/yaml"
     assert as_json.get_json()["info"]["version"] == __version__
     assert as_yaml.get_data(as_text=True) == app.extensions["openapi"]["yaml"]
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_the_spec_refuses_a_parameter_rather_than_ignoring_it(call: Call, fmt: str) -> None:
+    """``?format=yaml`` does not turn the JSON document into YAML: it is refused, as by ``/v1/rules`` (found by a
+    code review: the documents ignored a query string)."""
+    problem = _problem(call("GET", f"/openapi.{fmt}?format=yaml"), 422)
+    assert problem["errors"] == [{"parameter": "format", "detail": "not read: this operation takes no parameters"}]
 
 
 def test_the_detail_names_keys_as_written_and_the_pointers_encode_them(call: Call) -> None:

@@ -22,7 +22,6 @@ from service.core.cards import (
     card_rank,
     card_suit,
     card_value,
-    display_order,
     format_card,
     format_hand,
     hand_cards,
@@ -214,7 +213,7 @@ def test_allowed_sizes_pass(count: int) -> None:
 def test_iteration_orders() -> None:
     hand = parse_hand("Kc 2d As 2s")
     assert hand_cards(hand) == sorted(hand_cards(hand))  # bit order: suit lane, then rank
-    assert [format_card(c) for c in display_order(hand)] == ["As", "2s", "2d", "Kc"]
+    assert format_hand(hand) == ["As", "2s", "2d", "Kc"]
 
 
 @PROPERTY
@@ -237,7 +236,6 @@ def test_any_spelling_round_trips_to_the_canonical_form(hand: int, rng: random.R
 
 @PROPERTY
 @given(hands(max_size=52))
-def test_display_order_and_format_hand_sort_by_rank_then_suit(hand: int) -> None:
+def test_format_hand_sorts_by_rank_then_suit(hand: int) -> None:
     by_rank_then_suit = sorted(hand_cards(hand), key=lambda card: (card_rank(card), card_suit(card)))
-    assert display_order(hand) == by_rank_then_suit
     assert format_hand(hand) == [RANK_CHARS[card_rank(c)] + SUIT_CHARS[card_suit(c)] for c in by_rank_then_suit]
