@@ -111,8 +111,12 @@ def check_drawn_from_discard(knocker: Hand, defender: Hand, card: Card, rules: R
     name = format_card(card)
     if defender >> card & 1:
         raise CardError(f"{name} is in the defender's hand, so the knocker did not take it this turn", card=name)
-    if hand_size(knocker) == 11 or not rules.discard_pickup_allowed:
-        raise CardError(f"{name} was taken from the pile this turn, so it must be among the knocker's cards", card=name)
+    if hand_size(knocker) == 11:
+        raise CardError(f"{name} was taken from the pile this turn, so it must be among the knocker's 11 cards",
+                        card=name)
+    if not rules.discard_pickup_allowed:
+        raise CardError(f"{name} was taken from the pile this turn and these rules do not let it be discarded at "
+                        "once, so it must be among the knocker's 10 cards", card=name)
 
 
 def score_round(

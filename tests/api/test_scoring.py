@@ -158,9 +158,11 @@ def test_oklahoma_spade_upcard_doubles(call: Call) -> None:
         ({"knocker": KNOCKER, "defender": DEFENDER, "drawn_from_discard": "Tc"}, "#/drawn_from_discard",
          "Tc is in the defender's hand"),
         ({"knocker": KNOCKER, "defender": DEFENDER, "drawn_from_discard": "8d"}, "#/drawn_from_discard",
-         "must be among the knocker's cards"),
+         "8d was taken from the pile this turn and these rules do not let it be discarded at once, so it must be "
+         "among the knocker's 10 cards"),
         ({"knocker": KNOCKER + " 9s", "defender": DEFENDER, "discard": "9s", "drawn_from_discard": "8d",
-          "rules": "gra"}, "#/drawn_from_discard", "must be among the knocker's cards"),
+          "rules": "gra"}, "#/drawn_from_discard", "8d was taken from the pile this turn, so it must be among the "
+          "knocker's 11 cards"),
         ({"knocker": "As 2s 3s 4s 7h 7d 7c Kd Qd Jd 2c", "defender": "5s 6s 8h 9h Th 4d 4c 9c Tc Qc", "discard": "4s",
           "knocker_melds": [["As", "2s", "3s", "4s"]]}, "#/knocker_melds/0", "uses 4s, which is the discard"),
         ({"knocker": KNOCKER, "defender": DEFENDER, "knocker_melds": [["As", "2s", "3s"]]}, "#/knocker_melds",
