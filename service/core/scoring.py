@@ -440,13 +440,16 @@ def partnership_deal(first_table: HandRecord, second_table: HandRecord) -> HandR
     """Combine a deal's two tables into the team result (players' winners are team numbers 0/1).
 
     A team that won both tables scores the sum; with one table each, the team with more points
-    scores the difference (an even split scores nothing). The deal is one hand won by that team, with
+    scores the difference (an even split scores nothing and is won by neither; a table won for 0 points, where a
+    bonus is 0, still wins the deal when the other is drawn or won by the same team). The deal is one hand won by
+    that team, with
     the Oklahoma extra boxes of its own tables: the other team's go with its table's points. A record that is no
     HandRecord of a winner 0, 1 or None and counts 0 or more is a GameError at ``tables`` (``score_partnership_game``
     checks each under the game's rules as well).
     """
     net = 0
     extra = [0, 0]
+    winners = set()
     for index, table in enumerate((first_table, second_table)):
         try:
             _check_record_shape(table)
@@ -455,7 +458,11 @@ def partnership_deal(first_table: HandRecord, second_table: HandRecord) -> HandR
         if table.winner is not None:
             net += table.points if table.winner == 0 else -table.points
             extra[table.winner] += table.extra_boxes
-    if net == 0:
+            winners.add(table.winner)
+    if net:
+        team = 0 if net > 0 else 1
+    elif len(winners) == 1:
+        (team,) = winners
+    else:
         return HandRecord(None, 0)
-    team = 0 if net > 0 else 1
     return HandRecord(team, abs(net), extra[team])

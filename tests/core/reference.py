@@ -342,11 +342,18 @@ def game_score(hands: Iterable[Record], target: int, game_bonus: int, box_bonus:
 
 def partnership_deal(first: Record, second: Record) -> Record:
     """A deal's two tables as one team result: a team that won both scores the sum; with one table each, the
-    team with more points scores the difference (equal: nothing), with the extra boxes of its own tables."""
+    team with more points scores the difference (equal: nothing, a deal won by neither team, unless only one
+    team won a table, for 0 points), with the extra boxes of its own tables."""
     signed = sum(points if winner == 0 else -points for winner, points, _ in (first, second) if winner is not None)
-    if signed == 0:
+    teams_that_won = {winner for winner, _, _ in (first, second) if winner is not None}
+    if signed > 0:
+        team = 0
+    elif signed < 0:
+        team = 1
+    elif len(teams_that_won) == 1:
+        team = teams_that_won.pop()
+    else:
         return None, 0, 0
-    team = 0 if signed > 0 else 1
     return team, abs(signed), sum(extra for winner, _, extra in (first, second) if winner == team)
 
 

@@ -239,6 +239,11 @@ def test_partnership_tables_are_checked_each() -> None:
         (HandRecord(0, 20), HandRecord(0, 15), HandRecord(0, 35)),  # both tables won by team 0: the sum
         (HandRecord(0, 20), HandRecord(1, 35), HandRecord(1, 15)),  # split: the difference to the higher
         (HandRecord(0, 20), HandRecord(1, 20), HandRecord(None, 0)),  # an even split scores nothing
+        (HandRecord(0, 0), HandRecord(1, 0), HandRecord(None, 0)),
+        # a table won for 0 points (a bonus of 0) is still won (found by a referee's audit: the deal was drawn,
+        # which made the other team's game a shutout and dropped the boxes)
+        (HandRecord(1, 0), HandRecord(1, 0), HandRecord(1, 0)),
+        (HandRecord(None, 0), HandRecord(0, 0, extra_boxes=2), HandRecord(0, 0, extra_boxes=2)),
         (HandRecord(None, 0), HandRecord(1, 12), HandRecord(1, 12)),  # a drawn table counts nothing
         (HandRecord(0, 21), HandRecord(1, 20), HandRecord(0, 1)),  # a split won by a single point
         (HandRecord(1, 20), HandRecord(0, 21), HandRecord(0, 1)),
