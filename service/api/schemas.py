@@ -328,14 +328,14 @@ class HandResult(RequestSchema):
                           metadata=refer_to(PLAYER_REF, "Player (or team) 0 or 1; null for a drawn hand."))
     points = IntegerField(required=True, validate=Range(0, 10000), metadata={
         "description": "Points the winner scored with the hand (a round's `points`, bonuses and doubling included); "
-        "0 for a drawn hand. At most what a hand can score under the rules: the larger of the gin and big gin "
-        "bonuses plus 98, the most deadwood ten cards hold, or an undercut's bonus plus the knock limit (none with a "
-        "limit of 0), doubled where a spade upcard may double it (129 under the default rules)."})
+        "0 for a drawn hand. Points that some hand scores under the rules: a knock 1 to 97, an undercut its bonus "
+        "and 0 to the knock limit (1 up when a tie is no undercut; neither with a knock limit of 0, and the limit is "
+        "10 in Oklahoma), gin and big gin their bonus and 0 to 98, the most deadwood ten cards hold; each doubled "
+        "where a spade upcard may double it (at most 129 under the default rules). Others are refused."})
     extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata={
         "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
-        "2 for gin, doubled when a spade upcard doubles the score; `points` must then be at least what that "
-        "undercut or gin scores (its bonus, doubled with the boxes), and even with 4 boxes (a doubled score), else "
-        "the hand is refused."})
+        "2 for gin, doubled when a spade upcard doubles the score; `points` must then be what that undercut or gin "
+        "scores (doubled with the boxes), else the hand is refused."})
 
     @validates_schema
     def _drawn_scores_nothing(self, data: dict[str, Any], **kwargs: Any) -> None:

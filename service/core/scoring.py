@@ -278,11 +278,11 @@ def check_hand_record(hand: HandRecord, rules: Rules) -> None:
         if hand.points or hand.extra_boxes:
             raise ValueError(DRAWN_SCORES_NOTHING)
         return
-    most, how = _best_hand(rules)
+    ways, factors = _ways_to_win(rules), (1, 2) if may_double(rules) else (1,)
+    most, how = max(((factor * way.most, way.scores_most + (", doubled by a spade upcard" if factor == 2 else ""))
+                     for way in ways for factor in factors), key=lambda points_how: points_how[0])
     if hand.points > most:
         raise ValueError(f"a hand scores at most {most} points under these rules ({how}); got {hand.points}")
-    if hand.points == 0 and _least_win(rules) > 0:
-        raise ValueError("a hand won scores at least 1 point under these rules (no way to win one scores 0)")
     if hand.extra_boxes and not (rules.oklahoma and rules.oklahoma_extra_boxes):
         raise ValueError("extra boxes are won only under Oklahoma with oklahoma_extra_boxes on")
     if hand.extra_boxes not in EXTRA_BOXES:
@@ -291,14 +291,14 @@ def check_hand_record(hand: HandRecord, rules: Rules) -> None:
     if hand.extra_boxes == max(EXTRA_BOXES) and not rules.oklahoma_spades_double:
         raise ValueError(f"{hand.extra_boxes} extra boxes need a spade upcard that doubles the score, and "
                          "oklahoma_spades_double is off")
-    least = _least_points_for_boxes(hand.extra_boxes, rules)
-    if hand.points < least:
-        won_by = {1: "1 extra box comes with an undercut", 2: "2 extra boxes come with gin or a doubled undercut",
-                  4: "4 extra boxes come with gin doubled"}[hand.extra_boxes]
-        raise ValueError(f"{won_by}, which scores at least {least} points under these rules; got {hand.points}")
-    if hand.extra_boxes == max(EXTRA_BOXES) and hand.points % 2:
-        raise ValueError(f"{hand.extra_boxes} extra boxes come with gin doubled, so the points are even; "
-                         f"got {hand.points}")
+    if not any(hand.points % factor == 0 and way.least <= hand.points // factor <= way.most
+               and hand.extra_boxes == factor * way.extra_boxes for way in ways for factor in factors):
+        boxes = rules.oklahoma and rules.oklahoma_extra_boxes
+        each = "; ".join(f"{way.name} {way.least} to {way.most}" + (_with_boxes(way.extra_boxes) if boxes else "")
+                         for way in ways)
+        doubled = ", each doubled (its boxes too) on a spade upcard" if len(factors) == 2 else ""
+        raise ValueError(f"no hand won under these rules scores {hand.points} points"
+                         f"{_with_boxes(hand.extra_boxes) if boxes else ''}: {each}{doubled}")
 
 
 def _check_record_shape(hand: HandRecord) -> None:
@@ -317,40 +317,37 @@ MOST_DEADWOOD = 98
 of a rank nor in a row (Ts Js Ks Th Jh Kh Qd Qc 9d 9c)."""
 
 
-def _best_hand(rules: Rules) -> tuple[int, str]:
-    """The most points one hand can score under ``rules``, and how: gin or big gin (the larger bonus) against a
-    defender holding ``MOST_DEADWOOD``, or an undercut of a knock at the limit by a defender with no deadwood (no
-    undercut where the limit is 0), whichever is more, doubled where a spade upcard may double it. A knock itself
-    wins less than ``MOST_DEADWOOD``."""
-    limit = 10 if rules.oklahoma else rules.knock_limit  # Oklahoma: a ten-point upcard
-    name, bonus = max(_gin_bonuses(rules).items(), key=lambda named: named[1])
-    points, how = bonus + MOST_DEADWOOD, f"{name} ({bonus}) against {MOST_DEADWOOD} deadwood, the most ten cards hold"
-    if limit and rules.undercut_bonus + limit > points:
-        points, how = (rules.undercut_bonus + limit,
-                       f"an undercut ({rules.undercut_bonus}) of a knock at the limit ({limit}) by a melded hand")
-    if may_double(rules):
-        return 2 * points, f"{how}, doubled by a spade upcard"
-    return points, how
+@dataclass(frozen=True)
+class _WayToWin:
+    """A way to win a hand: the points it scores before any doubling, ``least`` to ``most`` (every number
+    between), the Oklahoma extra boxes it wins, and how it scores ``most``."""
+
+    name: str
+    least: int
+    most: int
+    extra_boxes: int
+    scores_most: str
 
 
-def _least_points_for_boxes(extra_boxes: int, rules: Rules) -> int:
-    """The fewest points of a hand that wins ``extra_boxes`` Oklahoma extra boxes: an undercut (1) scores
-    at least its bonus, gin or big gin (2) theirs, and a spade upcard doubles both points and boxes."""
-    undercut = rules.undercut_bonus + (0 if rules.undercut_on_tie else 1)
-    gin = min(_gin_bonuses(rules).values())
-    doubled_undercut = [2 * undercut] if rules.oklahoma_spades_double else []
-    return {0: 0, 1: undercut, 2: min([gin, *doubled_undercut]), 4: 2 * gin}[extra_boxes]
+def _ways_to_win(rules: Rules) -> list[_WayToWin]:
+    """Gin and big gin score their bonus and the defender's deadwood (0 to ``MOST_DEADWOOD``); a knock wins by
+    the defender's deadwood less its own (1 at least, the knocker then holding an Ace); an undercut scores its
+    bonus and the knocker's deadwood less the defender's (0 on a tie where that is an undercut, up to the knock
+    limit, 10 in Oklahoma with a ten-point upcard). No knock where the limit is 0."""
+    limit = 10 if rules.oklahoma else rules.knock_limit
+    boxes = rules.oklahoma and rules.oklahoma_extra_boxes
+    bonus = rules.undercut_bonus
+    ways = [_WayToWin("a knock", 1, MOST_DEADWOOD - 1, 0, f"a knock of 1 deadwood against {MOST_DEADWOOD}"),
+            _WayToWin("an undercut", bonus + (0 if rules.undercut_on_tie else 1), bonus + limit, 1 if boxes else 0,
+                      f"an undercut ({bonus}) of a knock at the limit ({limit}) by a melded hand")] if limit else []
+    return ways + [_WayToWin(name, bonus, bonus + MOST_DEADWOOD, 2 if boxes else 0,
+                             f"{name} ({bonus}) against {MOST_DEADWOOD} deadwood, the most ten cards hold")
+                   for name, bonus in (("gin", rules.gin_bonus), ("big gin", rules.big_gin_bonus)) if bonus is not None]
 
 
-def _least_win(rules: Rules) -> int:
-    """The fewest points a hand can be won by: a knock wins by at least 1, gin and an undercut on a
-    tie by their bonus alone when the defender has no deadwood."""
-    return min(1, *_gin_bonuses(rules).values(), *([rules.undercut_bonus] if rules.undercut_on_tie else []))
-
-
-def _gin_bonuses(rules: Rules) -> dict[str, int]:
-    """The bonus of gin, and of big gin where it is played, by name."""
-    return {"gin": rules.gin_bonus, **({} if rules.big_gin_bonus is None else {"big gin": rules.big_gin_bonus})}
+def _with_boxes(count: int) -> str:
+    """`` with 2 extra boxes``, `` with 1 extra box``, `` with no extra box``."""
+    return f" with {count or 'no'} extra box{'es' if count > 1 else ''}"
 
 
 def score_game(hands: Iterable[HandRecord], rules: Rules) -> GameResult:

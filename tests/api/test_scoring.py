@@ -222,10 +222,10 @@ def test_partnership_deals_combine_tables(call: Call) -> None:
     assert answer["hands"] == [{"winner": 0, "points": 25, "extra_boxes": 0},
                                {"winner": 1, "points": 32, "extra_boxes": 0}]
     assert answer["running_totals"] == [[25, 0], [25, 32]] and not answer["complete"]
-    boxes = [{"tables": [{"winner": 0, "points": 30, "extra_boxes": 1}, {"winner": 0, "points": 40, "extra_boxes": 2}]}]
+    boxes = [{"tables": [{"winner": 0, "points": 15, "extra_boxes": 1}, {"winner": 0, "points": 40, "extra_boxes": 2}]}]
     answer = call("POST", "/v1/games/score",
                   json={"deals": boxes, "rules": {"preset": "oklahoma", "oklahoma_extra_boxes": True}}).get_json()
-    assert answer["hands"] == [{"winner": 0, "points": 70, "extra_boxes": 3}] and answer["boxes"] == [4, 0]
+    assert answer["hands"] == [{"winner": 0, "points": 55, "extra_boxes": 3}] and answer["boxes"] == [4, 0]
 
 
 def test_a_game_of_the_most_hands_or_deals_is_scored(call: Call) -> None:
@@ -265,9 +265,9 @@ def test_a_game_of_the_most_hands_or_deals_is_scored(call: Call) -> None:
         ({"hands": [{"winner": 0, "points": 30, "extra_boxes": 4}],
           "rules": {"oklahoma": True, "oklahoma_extra_boxes": True, "oklahoma_spades_double": False}}, "#/hands/0",
          "oklahoma_spades_double is off"),
-        ({"hands": [{"winner": 1, "points": 0}], "rules": "hoyle"}, "#/hands/0", "at least 1 point"),
+        ({"hands": [{"winner": 1, "points": 0}], "rules": "hoyle"}, "#/hands/0", "scores 0 points"),
         ({"deals": [{"tables": [{"winner": 0, "points": 9}, {"winner": 1, "points": 0}]}]}, "#/deals/0/tables/1",
-         "a hand won scores at least 1 point"),
+         "no hand won under these rules scores 0 points"),
         ({"hands": [{"winner": None, "points": 0}] * 501}, "#/hands", "expected 0 to 500 items, got 501"),
         ({"deals": [{"tables": [{"winner": None, "points": 0}] * 2}] * 251}, "#/deals",
          "expected 0 to 250 items, got 251"),

@@ -137,7 +137,7 @@ def test_no_shutout_bonus_when_the_rules_have_none() -> None:
 
 def test_oklahoma_extra_boxes_count_at_box_value() -> None:
     rules = resolve_rules("oklahoma", {"oklahoma_extra_boxes": True})
-    result = score_game([HandRecord(0, 150, extra_boxes=2)], rules)
+    result = score_game([HandRecord(0, 118, extra_boxes=2)], rules)  # gin against 98 deadwood
     assert result.boxes == (3, 0) and result.box_points == (60, 0)
 
 
@@ -158,25 +158,33 @@ OKLAHOMA_BOXES = {"oklahoma_extra_boxes": True}
 @pytest.mark.parametrize(
     ("hand", "preset", "overrides", "message"),
     [
-        (HandRecord(1, 0), "hoyle", None, "at least 1 point"),
+        (HandRecord(1, 0), "hoyle", None, "no hand won under these rules scores 0 points: a knock 1 to 97; an "
+         "undercut 25 to 35; gin 25 to 123$"),
+        # found by a referee's audit: points between the ways to win passed (149 with gin worth 1,000), so did a
+        # knock's points with the knock limit 0, and odd points above an Oklahoma hand undoubled
+        (HandRecord(0, 149), "hoyle", {"gin_bonus": 1000}, "scores 149 points: a knock 1 to 97; an undercut 25 to "
+         "35; gin 1000 to 1098$"),
+        (HandRecord(0, 3), "standard", {"knock_limit": 0, "gin_bonus": 10}, "scores 3 points: gin 10 to 108$"),
+        (HandRecord(0, 119), "oklahoma", None, r"scores 119 points: a knock 1 to 97; an undercut 10 to 20; gin 20 to "
+         r"118, each doubled \(its boxes too\) on a spade upcard$"),
+        (HandRecord(0, 99), "oklahoma", OKLAHOMA_BOXES, "scores 99 points with no extra box: a knock 1 to 97 with no "
+         "extra box; an undercut 10 to 20 with 1 extra box; gin 20 to 118 with 2 extra boxes, each doubled"),
         (HandRecord(0, 100, extra_boxes=2), "standard", None, "only under Oklahoma with oklahoma_extra_boxes"),
         (HandRecord(0, 100, extra_boxes=2), "oklahoma", None, "only under Oklahoma with oklahoma_extra_boxes"),
         (HandRecord(0, 100, extra_boxes=3), "oklahoma", OKLAHOMA_BOXES, "one of 0, 1, 2, 4, got 3"),
         (HandRecord(None, 0, extra_boxes=1), "oklahoma", OKLAHOMA_BOXES, r"a drawn hand \(no winner\) scores no"),
         # the points of the undercut or gin that wins the boxes (found by a user audit: 2 boxes for 3 points passed)
-        (HandRecord(0, 3, extra_boxes=2), "oklahoma", OKLAHOMA_BOXES, "2 extra boxes come with gin or a doubled "
-         "undercut, which scores at least 20 points under these rules; got 3"),
-        (HandRecord(0, 9, extra_boxes=1), "oklahoma", OKLAHOMA_BOXES, "1 extra box comes with an undercut, which "
-         "scores at least 10 points"),
+        (HandRecord(0, 3, extra_boxes=2), "oklahoma", OKLAHOMA_BOXES, "scores 3 points with 2 extra boxes"),
+        (HandRecord(0, 9, extra_boxes=1), "oklahoma", OKLAHOMA_BOXES, "scores 9 points with 1 extra box"),
         (HandRecord(0, 10, extra_boxes=1), "oklahoma", {**OKLAHOMA_BOXES, "undercut_on_tie": False},
-         "at least 11 points"),
-        (HandRecord(0, 39, extra_boxes=4), "oklahoma", OKLAHOMA_BOXES, "4 extra boxes come with gin doubled, which "
-         "scores at least 40 points"),
+         "an undercut 11 to 20 with 1 extra box"),
+        (HandRecord(0, 21, extra_boxes=1), "oklahoma", OKLAHOMA_BOXES, "scores 21 points with 1 extra box"),
+        (HandRecord(0, 39, extra_boxes=4), "oklahoma", OKLAHOMA_BOXES, "scores 39 points with 4 extra boxes"),
         # a doubled score is even (found by a rules audit: 41 points with 4 boxes passed)
-        (HandRecord(0, 41, extra_boxes=4), "oklahoma", OKLAHOMA_BOXES, "4 extra boxes come with gin doubled, so the "
-         "points are even; got 41"),
+        (HandRecord(0, 41, extra_boxes=4), "oklahoma", OKLAHOMA_BOXES, "scores 41 points with 4 extra boxes"),
         (HandRecord(0, 24, extra_boxes=2), "oklahoma", {**OKLAHOMA_BOXES, "gin_bonus": 25,
-                                                         "oklahoma_spades_double": False}, "at least 25 points"),
+                                                         "oklahoma_spades_double": False}, "gin 25 to 123 with 2 extra "
+         "boxes$"),
         # the extra boxes switched on without Oklahoma: no round wins them (a mutation audit found it untested)
         (HandRecord(0, 100, extra_boxes=2), "standard", {"oklahoma_extra_boxes": True}, "only under Oklahoma"),
     ],
@@ -209,7 +217,7 @@ def test_a_hand_won_for_nothing_when_a_bonus_is_0_saves_the_loser_from_a_shutout
     result = score_game([HandRecord(1, 0), HandRecord(0, 50), HandRecord(0, 50)], resolve_rules("hoyle", overrides))
     assert result.hands_won == (2, 1) and not result.shutout  # (a hand scores at most 98 with gin_bonus 0)
     assert result.final_scores == (100 + 100 + 50, 25) and result.settlement == 225
-    with pytest.raises(GameError, match="at least 1 point"):
+    with pytest.raises(GameError, match="no hand won under these rules scores 0 points"):
         score_game([HandRecord(1, 0)], resolve_rules("hoyle", {**overrides, "undercut_on_tie": False}
                                                      if "undercut_bonus" in overrides else {}))
 
@@ -218,14 +226,14 @@ def test_a_team_scores_the_extra_boxes_of_both_its_tables() -> None:
     """An undercut at one table (1 box) and gin at the other (2) is 3 boxes for the deal, which no single hand
     has (found by a rules audit: the game refused it)."""
     rules = resolve_rules("oklahoma", {"oklahoma_extra_boxes": True})
-    hands, result = score_partnership_game([(HandRecord(0, 30, 1), HandRecord(0, 40, 2))], rules)
-    assert hands == (HandRecord(0, 70, 3),) and result.boxes == (4, 0)
+    hands, result = score_partnership_game([(HandRecord(0, 15, 1), HandRecord(0, 40, 2))], rules)
+    assert hands == (HandRecord(0, 55, 3),) and result.boxes == (4, 0)
     with pytest.raises(GameError, match=r"^deals/0/tables/1: extra boxes are 1"):
-        score_partnership_game([(HandRecord(0, 30, 1), HandRecord(0, 40, 3))], rules)
+        score_partnership_game([(HandRecord(0, 15, 1), HandRecord(0, 40, 3))], rules)
 
 
 def test_partnership_tables_are_checked_each() -> None:
-    with pytest.raises(GameError, match=r"^deals/1/tables/1: a hand won scores at least 1 point ") as caught:
+    with pytest.raises(GameError, match=r"^deals/1/tables/1: no hand won under these rules scores 0 points") as caught:
         score_partnership_game([(HandRecord(0, 20), HandRecord(1, 5)), (HandRecord(0, 20), HandRecord(1, 0))],
                                resolve_rules("partnership"))
     assert (caught.value.index, caught.value.table) == (1, 1)

@@ -371,6 +371,29 @@ def test_a_hand_scores_at_most_its_bound_and_a_round_reaches_it(rules: Rules, kn
         score_game([HandRecord(1, most + 1)], rules)
 
 
+APART = resolve_rules(None, {"undercut_bonus": 500, "gin_bonus": 1000, "big_gin_bonus": None})  # no way overlaps
+
+
+@pytest.mark.parametrize(("knocker", "defender", "points"), [
+    ("As 4h 5h 6h 7d 8d 9d Jc Qc Kc", "3s 3h 3c 5s 6s 7s Ts Js Qs 2d", 1),  # a knock of 1 against 2
+    ("As 2h 3h 4h 5d 6d 7d 2c 3c 4c", "Ts Js Ks Th Jh Kh Qd Qc 9d 9c", 97),  # a knock of 1 against 98
+    ("As 2s 3s 7h 7d 7c Kd Qd Jd 5c", "4h 4d 4c 8s 8h 8d Tc Jc Qc 5d", 500),  # a tie, an undercut
+    ("As 2s 3s 7h 7d 7c Kd Qd Jd Tc", "4h 5h 6h 8s 9s Ts 2c 3c 4c 5c", 510),  # a knock of 10 against none
+    ("As 2s 3s 4s 7h 7d 7c Jd Qd Kd", "4h 5h 6h 8s 9s Ts 2c 3c 4c 5c", 1000),  # gin against none
+    ("As 2s 3s 4s 7h 7d 7c 5d 6d 7s", "Ts Js Ks Th Jh Kh Qd Qc 9d 9c", 1098),  # gin against 98
+])
+def test_each_end_of_each_way_to_win_is_a_real_round(knocker: str, defender: str, points: int) -> None:
+    """The records a game takes are exactly the points a knock, an undercut or gin can score; between them, none
+    (found by a referee's audit: 149 points passed with gin worth 1,000)."""
+    assert score_round(parse_hand(knocker), parse_hand(defender), APART).points == points
+    score_game([HandRecord(0, points)], APART)
+    beyond = points + (1 if points in (97, 510, 1098) else -1)
+    with pytest.raises(GameError, match=f"(no hand won under these rules scores|at most 1098 points).*got {beyond}$"
+                       if beyond == 1099 else f"scores {beyond} points: a knock 1 to 97; an undercut 500 to 510; "
+                       "gin 1000 to 1098$"):
+        score_game([HandRecord(0, beyond)], APART)
+
+
 def test_a_meld_may_not_hold_the_discard_of_the_knocker_it_is_checked_against() -> None:
     """As the docstring says: inside the knocker's hand once the discard is gone (the 11 cards held it)."""
     knocker = parse_hand("As 2s 3s 4s 7h 7d 7c Kd Qd Jd 5c")

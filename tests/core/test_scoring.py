@@ -25,7 +25,7 @@ from service.core.cards import (
 from service.core.knocks import can_finish, knock_limit, knock_options
 from service.core.melds import arrangements_within, min_deadwood, optimal_arrangements
 from service.core.rules import Rules
-from service.core.scoring import IllegalKnockError, score_round
+from service.core.scoring import HandRecord, IllegalKnockError, check_hand_record, score_round
 
 from . import reference as ref
 from .hands import POOLS, as_reference, reference_limit
@@ -479,7 +479,7 @@ def test_round_scores_match_the_reference_under_every_variant(
     knock: tuple[Rules, Hand, Hand, Card | None, Card | None],
 ) -> None:
     """Outcome, points and extra boxes of an 11-card knock (a discard, or big gin), Oklahoma's limit, doubling
-    and boxes included, against the brute-force reference."""
+    and boxes included, against the brute-force reference; and a game takes the round's result as a hand's."""
     rules, knocker, defender, upcard, discard = knock
     result = score_round(knocker, defender, rules, upcard=upcard, discard=discard)
     kept = knocker if discard is None else knocker & ~(1 << discard)
@@ -492,6 +492,7 @@ def test_round_scores_match_the_reference_under_every_variant(
     assert (result.outcome, result.points, result.extra_boxes) == expected
     assert result.winner == {"undercut": "defender", "tie": None}.get(result.outcome, "knocker")
     assert result.doubled == doubled and result.discard == discard
+    check_hand_record(HandRecord(None if result.winner is None else 0, result.points, result.extra_boxes), rules)
 
 
 def test_the_oklahoma_upcard_sets_the_limit_whatever_knock_limit_says() -> None:
