@@ -823,7 +823,9 @@ class ResolvedRules(Schema):
         "something under them (`unused` aside). Empty if none does."})
     unused = fields.List(fields.Nested(UnusedParameter), required=True, metadata={
         "description": "The parameters that change nothing under these rules, whatever their value: "
-        "`knock_limit` in Oklahoma (the first upcard sets the limit), the Oklahoma parameters elsewhere."})
+        "`knock_limit` in Oklahoma (the first upcard sets the limit), the Oklahoma parameters elsewhere, "
+        "`undercut_bonus` and `undercut_on_tie` with a knock limit of 0 (no undercut), `first_turn` with an "
+        "eleven-card deal (no upcard)."})
 
 
 class Health(Schema):

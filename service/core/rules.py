@@ -280,10 +280,14 @@ OKLAHOMA_PARAMETERS = ("oklahoma_ace", "oklahoma_spades_double", "oklahoma_extra
 
 def unused_parameters(rules: Rules) -> dict[str, str]:
     """The parameters that change nothing under ``rules``, each with why: in Oklahoma the first upcard sets the
-    knock limit; elsewhere the Oklahoma parameters do not apply; an eleven-card deal has no first upcard."""
+    knock limit; elsewhere the Oklahoma parameters do not apply, nor the undercut's with a knock limit of 0; an
+    eleven-card deal has no first upcard."""
     unused = {"first_turn": "an eleven-card deal turns no card up"} if check_rules(rules).eleven_card_deal else {}
     if rules.oklahoma:
         return {"knock_limit": "in Oklahoma the first upcard sets the knock limit", **unused}
+    if rules.knock_limit == 0:
+        unused = {name: "with a knock limit of 0 only gin ends a hand: there is no undercut"
+                  for name in ("undercut_bonus", "undercut_on_tie")} | unused
     return {**{name: "it applies only in Oklahoma (oklahoma: true)" for name in OKLAHOMA_PARAMETERS}, **unused}
 
 

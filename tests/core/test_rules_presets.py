@@ -263,12 +263,14 @@ ROUND_PARAMETERS = ("knock_limit", "gin_bonus", "undercut_bonus", "undercut_on_t
 """The parameters that score a round of ten cards a side (the rest score games, big gin, or guide a hint)."""
 
 
-@pytest.mark.parametrize("preset", [None, "oklahoma"])
-def test_a_parameter_is_called_unused_just_when_no_value_of_it_changes_a_rounds_score(preset: str | None) -> None:
+@pytest.mark.parametrize(("preset", "overrides"), [(None, None), ("oklahoma", None), (None, {"knock_limit": 0})])
+def test_a_parameter_is_called_unused_just_when_no_value_of_it_changes_a_rounds_score(
+        preset: str | None, overrides: dict[str, int] | None) -> None:
     """``unused_parameters`` (what POST /v1/rules/resolve reports) against the scorer, on knocks of every kind:
     each value of an unused parameter scores them all alike, and some value of every other round parameter
-    scores one of them otherwise."""
-    base = resolve_rules(preset)
+    scores one of them otherwise. With a knock limit of 0 there is no undercut (found by a referee's audit: its
+    parameters were not called unused)."""
+    base = resolve_rules(preset, overrides)
     knocks = _knocks(random.Random(7), 48)
     outcomes = {score.outcome for score in _scores(knocks, resolve_rules()) if isinstance(score, RoundResult)}
     assert outcomes == {"gin", "knock", "undercut"}
