@@ -30,7 +30,7 @@ from ..core.hints import (
 from ..core.knocks import check_taken_card, knock_limit, report_hand, stock_end_rules
 from ..core.layoffs import check_knocker_melds
 from ..core.rules import RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
-from ..core.scoring import DRAWN_SCORES_NOTHING, EXTRA_BOXES, HandRecord
+from ..core.scoring import DRAWN_SCORES_NOTHING, EXTRA_BOXES, HandRecord, check_hand_record
 from ..errors import MAX_LISTED_ERRORS, validation_messages
 from .fields import (
     PLAYER_REF,
@@ -376,6 +376,30 @@ class GameScoreRequest(RequestSchema):
         if ("hands" in data) == ("deals" in data):
             given = "not both" if "hands" in data else "neither was given"
             raise ValidationError(f"give either hands (two players) or deals (partnerships): {given}")
+
+    @validates_schema(skip_on_field_errors=True)
+    def _records_under_the_rules(self, data: dict[str, Any], **kwargs: Any) -> None:
+        """Each hand, or each table of a deal, is one some hand under the rules has: every fault listed (the core
+        names the first only)."""
+        faults: dict[str, Any] = {}
+        for index, record in enumerate(data.get("hands", ())):
+            if problem := _record_problem(record, data["rules"]):
+                faults.setdefault("hands", {})[index] = [problem]
+        for index, tables in enumerate(data.get("deals", ())):
+            for table, record in enumerate(tables):
+                if problem := _record_problem(record, data["rules"]):
+                    faults.setdefault("deals", {}).setdefault(index, {"tables": {}})["tables"][table] = [problem]
+        if faults:
+            raise ValidationError(faults)
+
+
+def _record_problem(record: HandRecord, rules: Rules) -> str | None:
+    """Why no hand under ``rules`` has ``record``, if none does."""
+    try:
+        check_hand_record(record, rules)
+    except ValueError as error:
+        return str(error)
+    return None
 
 
 

@@ -215,6 +215,17 @@ def test_game_totals_and_bonuses(call: Call) -> None:
     assert shutout["final_scores"] == [105 + 40 + 200, 0]
 
 
+def test_every_record_no_hand_has_is_listed(call: Call) -> None:
+    """Each its own fault, a hand's or a table's (found by a referee's audit: only the first was named)."""
+    hands = [{"winner": 0, "points": 0}, {"winner": 1, "points": 20}, {"winner": 1, "points": 500}]
+    problem = call("POST", "/v1/games/score", json={"hands": hands, "rules": "standard"}).get_json()
+    assert [error["pointer"] for error in problem["errors"]] == ["#/hands/0", "#/hands/2"]
+    assert problem["errors"][1]["detail"].startswith("a hand scores at most 123 points under these rules")
+    deals = [{"tables": [{"winner": 0, "points": 0}, {"winner": 1, "points": 5}]}] * 2
+    problem = call("POST", "/v1/games/score", json={"deals": deals, "rules": "partnership"}).get_json()
+    assert [error["pointer"] for error in problem["errors"]] == ["#/deals/0/tables/0", "#/deals/1/tables/0"]
+
+
 def test_partnership_deals_combine_tables(call: Call) -> None:
     deals = [{"tables": [{"winner": 0, "points": 40}, {"winner": 1, "points": 15}]},
              {"tables": [{"winner": 1, "points": 10}, {"winner": 1, "points": 22}]}]
