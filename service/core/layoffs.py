@@ -117,21 +117,17 @@ def is_gin(knocker_melds: Sequence[int]) -> bool:
 def _layoff_chains(meld: int, defender: Hand) -> Iterator[tuple[Card, ...]]:
     """Every chain of the defender's cards that can be laid off onto ``meld``, in playable order."""
     if not is_run(meld):
-        missing = RANK_COLUMN << card_rank(meld.bit_length() - 1) & ~meld & defender
-        if meld.bit_count() == 3 and missing:
+        if missing := RANK_COLUMN << card_rank(meld.bit_length() - 1) & ~meld & defender:  # none for four
             yield (missing.bit_length() - 1,)
         return
+    # A step off either end of the run lands on bits 13-15 of a suit's lane, which no hand holds, or on -1 (below
+    # the Ace of the lowest lane).
     for step, card in ((-1, (meld & -meld).bit_length() - 2), (1, meld.bit_length())):
         chain: tuple[Card, ...] = ()
-        while _in_lane(card, meld) and defender >> card & 1:
+        while card >= 0 and defender >> card & 1:
             chain += (card,)
             yield chain
             card += step
-
-
-def _in_lane(card: Card, meld: int) -> bool:
-    """True when ``card`` is a real card of the run's suit (no step off either end)."""
-    return card >= 0 and card >> 4 == (meld.bit_length() - 1) >> 4 and card_rank(card) <= 12
 
 
 def possible_layoffs(knocker_melds: Sequence[int], defender: Hand) -> list[Layoff]:

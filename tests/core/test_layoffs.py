@@ -213,6 +213,17 @@ def test_a_knocker_meld_outside_the_hand_names_its_lowest_card_and_says_if_it_is
         check_knocker_melds(melds, knocker=knocker, discard=parse_card("4s"))
 
 
+def test_a_knocker_meld_names_its_own_card_at_fault() -> None:
+    """Found by a mutation audit: the tests above named a card the wrong computations named too (the lowest of
+    the meld, or the one above a held Ace)."""
+    with pytest.raises(CardError, match="knocker meld 0 uses 9h, which is not in the knocker's hand") as raised:
+        check_knocker_melds(melds_of("7h 8h 9h"), knocker=parse_hand("7h 8h 2c 3c 4c Ks Kd Kh 5d 6d"))
+    assert (raised.value.card, raised.value.index) == ("9h", 0)
+    with pytest.raises(CardError, match="9d is in more than one knocker meld") as raised:
+        report_layoffs(melds_of("9d Td Jd", "9h 9d 9c"), parse_hand("As 2d 4c 5h 6s 8d 3c Th Js Kd"))
+    assert (raised.value.card, raised.value.index) == ("9d", 1)
+
+
 def test_layoffs_come_meld_by_meld_in_the_knockers_order() -> None:
     # From a mutation audit: sorting by card instead of by meld went unseen.
     melds, defender = [parse_hand("Qs Qh Qd"), parse_hand("6h 7h 8h")], parse_hand("Qc 9h Th 2c")

@@ -107,6 +107,13 @@ LAYING_OFF = parse_hand("5h 9h Qs 2c 3d 4s 6c 8d Jc Kc")
         (lambda: check_knocker_melds(SET_AND_RUN, discard=-1), "-1 is not a card"),
         (lambda: check_knocker_melds(SET_AND_RUN, -1), "-1 is not a hand"),  # every meld looked inside it
         (lambda: check_knocker_melds(SET_AND_RUN, 1 << 70), "is not a hand"),
+        # found by a mutation audit: a card taken given as True (2s) or -1 (a ValueError) went unseen, and so did
+        # melds given as None or a float (a TypeError) and True as a meld
+        (lambda: report_hand(ELEVEN, Rules(), drawn_from_discard=True), "True is not a card"),
+        (lambda: report_hand(ELEVEN, Rules(), drawn_from_discard=-1), "-1 is not a card"),
+        (lambda: report_layoffs(None, LAYING_OFF), "a list of melds.*got null"),  # type: ignore[arg-type]
+        (lambda: report_layoffs(1.5, LAYING_OFF), "a list of melds.*got 1.5"),  # type: ignore[arg-type]
+        (lambda: report_layoffs([True], LAYING_OFF), "knocker meld 0 is no hand"),
     ],
 )
 def test_what_is_no_card_or_hand_is_a_card_error(call: Callable[[], object], fragment: str) -> None:

@@ -25,7 +25,7 @@ from service.core.cards import (
 from service.core.knocks import can_finish, knock_limit, knock_options
 from service.core.melds import arrangements_within, min_deadwood, optimal_arrangements
 from service.core.rules import Rules
-from service.core.scoring import HandRecord, IllegalKnockError, check_hand_record, score_round
+from service.core.scoring import HandRecord, IllegalKnockError, check_hand_record, knock_net, score_round
 
 from . import reference as ref
 from .hands import POOLS, as_reference, reference_limit
@@ -163,6 +163,14 @@ def test_the_knocker_keeps_the_first_layout_when_two_score_alike() -> None:
     assert scores[:2] == [42, 42] and max(scores) == 42
     result = score_round(knocker, defender, Rules())
     assert result.points == 42 and result.knocker == layouts[0] != layouts[1]
+
+
+def test_a_knock_with_no_deadwood_nets_gin() -> None:
+    """``knock_net`` (the hint engine's table of knocks) scores 0 deadwood as gin, not as a knock of 0 (found by a
+    mutation audit: only the hint tests saw it)."""
+    rules = Rules()
+    assert knock_net(0, 10, rules) == rules.gin_bonus + 10
+    assert knock_net(3, 10, rules) == 7 and knock_net(10, 3, rules) == -(7 + rules.undercut_bonus)
 
 
 def test_knock_scores_the_difference() -> None:
