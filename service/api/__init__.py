@@ -41,8 +41,9 @@ ERROR_RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
     # name: (description, example)
     "BadRequest": ("The body is not valid JSON, ends before its `Content-Length` or last chunk, or its chunked "
                    "coding cannot be read; or the query string's bytes, raw or %-escaped, are not UTF-8; or a "
-                   "request line or header that gunicorn cannot read, such as a raw byte past ASCII (answered by "
-                   "gunicorn before the application runs, without a request id).", problem_body(
+                   "request line or header that gunicorn cannot read, such as a raw byte past ASCII in the request "
+                   "line or a control byte in a header's name (answered by gunicorn before the application runs, "
+                   "without a request id).", problem_body(
         400, "the request body is not valid JSON: unexpected end of data (line 1, column 2)")),
     "ContentTooLarge": ("The body is over the size limit: 64 KiB, or 2 MiB for a batch (settings "
                    "`GIN_MAX_BODY_BYTES`, `GIN_BATCH_MAX_BODY_BYTES`).", problem_body(
@@ -311,6 +312,9 @@ class Parser(FlaskParser):
                     environ["wsgi.input"].read(1):
                 # A chunked body (no Content-Length) is cut at the limit by Werkzeug: past it, refuse.
                 raise RequestEntityTooLarge()
+            if len(body) < (req.content_length or 0):
+                # gunicorn ends the body at what arrived when the client stops sending: a prefix that may be JSON.
+                raise ClientDisconnected()
         except ParseException as error:  # gunicorn's, for a chunked coding it cannot read (else a 500)
             if isinstance(error, ChunkMissingTerminator) and not error.term:  # the body ended there
                 raise ClientDisconnected() from None

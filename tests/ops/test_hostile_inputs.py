@@ -278,6 +278,17 @@ def test_a_chunked_body_that_cannot_be_read_is_a_400(target: Target, chunks: byt
     assert json.loads(payload)["detail"] == detail
 
 
+def test_a_body_short_of_its_content_length_is_a_400(target: Target) -> None:
+    """gunicorn ends the body where the client stopped sending; a whole JSON object short of its length was
+    answered as if complete (found by an integrator's audit)."""
+    sent = body({"hand": HAND})
+    head = (f"POST {ANALYZE} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(sent) + 10}\r\nConnection: close\r\n\r\n").encode()
+    response, payload = raw_exchange(target.port, head + sent, close_write=True)
+    assert (response.status, response.headers["Content-Type"]) == (400, "application/problem+json")
+    assert json.loads(payload)["detail"] == "the request body ended before the length its Content-Length header gave"
+
+
 def test_a_body_with_a_transfer_coding_besides_chunked_is_a_501(target: Target) -> None:
     """gunicorn passes ``gzip, chunked`` on with the body still compressed, which was read as JSON that is not
     UTF-8 (a 400 that misled; found by a docs audit); nginx answers it 501 too."""
