@@ -246,7 +246,9 @@ class BatchAnalyzeRequest(RequestSchema):
 
     hands = BatchItems(fields.Nested(AnalyzeRequest), required=True, validate=Length(1, BATCH_LIMIT), metadata={
         "description": "The hands, each answered on its own: one that is not valid gets its own problem in the "
-        "results while the others are analyzed."})
+        "results while the others are analyzed. The item schema says what a valid hand is; the service also takes "
+        "items that fail it (null, unknown fields, a bad card), to answer each with its problem, so a client or "
+        "gateway that validates requests against this spec refuses a batch that the service would answer."})
     rules = RulesField(load_default=resolve_rules, metadata={
         "description": "The rules of every hand that gives none of its own. A hand's own `rules` replace these "
         "whole: the two are not merged."})
