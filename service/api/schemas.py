@@ -786,7 +786,7 @@ class RuleParameterInfo(Schema):
         "description": "Its JSON type."})
     nullable = fields.Boolean(required=True, metadata={"description": "It may also be null."})
     default = fields.Raw(required=True, allow_none=True, metadata={
-        "description": "Its value in the default rules (no preset)."})
+        "type": ["integer", "boolean", "string"], "description": "Its value in the default rules (no preset)."})
     minimum = fields.Integer(allow_none=True, required=True, metadata={
         "description": "Integers: the least value allowed; null for other types."})
     maximum = fields.Integer(allow_none=True, required=True, metadata={
