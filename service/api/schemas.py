@@ -337,7 +337,7 @@ class HandResult(RequestSchema):
     extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata={
         "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
         "2 for gin, doubled when a spade upcard doubles the score; `points` must then be what that undercut or gin "
-        "scores (doubled with the boxes), else the hand is refused."})
+        "scores (doubled with the boxes), and without boxes what a knock scores, else the hand is refused."})
 
     @validates_schema
     def _drawn_scores_nothing(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -402,7 +402,6 @@ def _record_problem(record: HandRecord, rules: Rules) -> str | None:
     except ValueError as error:
         return str(error)
     return None
-
 
 
 def _query_field(parameter: RuleParameter) -> fields.Field[Any]:
@@ -737,7 +736,8 @@ class ScoredHand(Schema):
     """A hand as scored: for partnerships, a deal's team result."""
 
     winner = fields.Integer(required=True, allow_none=True, validate=OneOf(PLAYERS), metadata=refer_to(
-        PLAYER_REF, "Player (or team) 0 or 1; null for a drawn hand (or a deal split evenly)."))
+        PLAYER_REF, "Player (or team) 0 or 1; null for a drawn hand (or a deal split evenly: a deal won for 0 "
+        "points at one table, where a bonus is 0, the other drawn or won by the same team, is won)."))
     points = fields.Integer(required=True, metadata={
         "description": "Points to the winner (for a partnership deal: the net of its two tables)."})
     extra_boxes = fields.Integer(required=True, metadata={

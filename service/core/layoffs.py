@@ -131,7 +131,8 @@ def _layoff_chains(meld: int, defender: Hand) -> Iterator[tuple[Card, ...]]:
 
 
 def possible_layoffs(knocker_melds: Sequence[int], defender: Hand) -> list[Layoff]:
-    """Every card the defender could lay off, onto which meld (chains count); none against gin."""
+    """Every card the defender could lay off, onto which meld (chains count); none against gin. The melds are
+    trusted to be valid and apart from the defender (``check_knocker_melds``, ``report_layoffs`` checks them)."""
     if is_gin(knocker_melds):
         return []
     found = {
@@ -145,7 +146,7 @@ def possible_layoffs(knocker_melds: Sequence[int], defender: Hand) -> list[Layof
 
 def best_defence(knocker_melds: Sequence[int], defender: Hand) -> DefenderResult:
     """The defender's least deadwood over its own melds and its layoffs chosen together (against gin,
-    its own melds alone)."""
+    its own melds alone); the melds trusted as by ``possible_layoffs``."""
     if is_gin(knocker_melds):
         plain = best_arrangement(defender)
         return DefenderResult(plain.melds, (), plain.deadwood_cards)

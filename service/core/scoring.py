@@ -111,8 +111,8 @@ def check_drawn_from_discard(knocker: Hand, defender: Hand, card: Card, rules: R
     name = format_card(card)
     if defender >> card & 1:
         raise CardError(f"{name} is in the defender's hand, so the knocker did not take it this turn", card=name)
-    if hand_size(knocker) == 11:
-        raise CardError(f"{name} was taken from the pile this turn, so it must be among the knocker's 11 cards",
+    if hand_size(knocker) != 10:
+        raise CardError(f"{name} was taken from the pile this turn, so it must be among the knocker's cards",
                         card=name)
     if not rules.discard_pickup_allowed:
         raise CardError(f"{name} was taken from the pile this turn and these rules do not let it be discarded at "
@@ -149,21 +149,21 @@ def score_round(
         raise CardError(f"{card} is in both hands", card=card, field="defender")
     if hand_size(defender) != 10:
         raise CardError(f"the defender holds 10 cards, got {hand_size(defender)}", field="defender")
+    size = hand_size(knocker)
+    if size not in (10, 11):
+        raise CardError(f"the knocker holds 10 cards (11 with a discard, or 11 for big gin), got {size}",
+                        field="knocker")
     with _input("upcard"):
         limit = knock_limit(rules, upcard)
     rules = stock_end_rules(rules, drawn_from_discard, taken_at_stock_end)
     if drawn_from_discard is not None:
         with _input("drawn_from_discard"):
             check_drawn_from_discard(knocker, defender, drawn_from_discard, rules)
-    size = hand_size(knocker)
     big_gin = size == 11 and discard is None
     if size == 11 and discard is not None:
         with _input("discard"):
             check_discard(knocker, discard, rules, drawn_from_discard)
         knocker &= ~(1 << discard)
-    elif size != 10 and not big_gin:
-        raise CardError(f"the knocker holds 10 cards (11 with a discard, or 11 for big gin), got {size}",
-                        field="knocker")
     elif size == 10 and discard is not None:
         raise CardError("a discard is given only with an 11-card knocker", card=format_card(discard), field="discard")
     if big_gin and rules.big_gin_bonus is None:
@@ -280,7 +280,7 @@ def check_hand_record(hand: HandRecord, rules: Rules) -> None:
         return
     ways, factors = _ways_to_win(rules), (1, 2) if may_double(rules) else (1,)
     most, how = max(((factor * way.most, way.scores_most + (", doubled by a spade upcard" if factor == 2 else ""))
-                     for way in ways for factor in factors), key=lambda points_how: points_how[0])
+                     for way in ways if way.scores_most for factor in factors), key=lambda points_how: points_how[0])
     if hand.points > most:
         raise ValueError(f"a hand scores at most {most} points under these rules ({how}); got {hand.points}")
     if hand.extra_boxes and not (rules.oklahoma and rules.oklahoma_extra_boxes):
@@ -296,7 +296,8 @@ def check_hand_record(hand: HandRecord, rules: Rules) -> None:
         boxes = rules.oklahoma and rules.oklahoma_extra_boxes
         each = "; ".join(f"{way.name} {way.least} to {way.most}" + (_with_boxes(way.extra_boxes) if boxes else "")
                          for way in ways)
-        doubled = ", each doubled (its boxes too) on a spade upcard" if len(factors) == 2 else ""
+        doubled = (f", each doubled{' (its boxes too)' if boxes else ''} on a spade upcard" if len(factors) == 2
+                   else "")
         raise ValueError(f"no hand won under these rules scores {hand.points} points"
                          f"{_with_boxes(hand.extra_boxes) if boxes else ''}: {each}{doubled}")
 
@@ -326,20 +327,21 @@ class _WayToWin:
     least: int
     most: int
     extra_boxes: int
-    scores_most: str
+    scores_most: str | None  # None: never the most a hand scores (a knock: gin scores 98 and more)
 
 
 def _ways_to_win(rules: Rules) -> list[_WayToWin]:
     """Gin and big gin score their bonus and the defender's deadwood (0 to ``MOST_DEADWOOD``); a knock wins by
-    the defender's deadwood less its own (1 at least, the knocker then holding an Ace); an undercut scores its
-    bonus and the knocker's deadwood less the defender's (0 on a tie where that is an undercut, up to the knock
-    limit, 10 in Oklahoma with a ten-point upcard). No knock where the limit is 0."""
+    the defender's deadwood less its own (1 to 97: an Ace against the most); an undercut scores its bonus and the
+    knocker's deadwood less the defender's (0 on a tie where that is an undercut, up to the knock limit, 10 in
+    Oklahoma with a ten-point upcard). No knock nor undercut where the limit is 0."""
     limit = 10 if rules.oklahoma else rules.knock_limit
     boxes = rules.oklahoma and rules.oklahoma_extra_boxes
-    bonus = rules.undercut_bonus
-    ways = [_WayToWin("a knock", 1, MOST_DEADWOOD - 1, 0, f"a knock of 1 deadwood against {MOST_DEADWOOD}"),
-            _WayToWin("an undercut", bonus + (0 if rules.undercut_on_tie else 1), bonus + limit, 1 if boxes else 0,
-                      f"an undercut ({bonus}) of a knock at the limit ({limit}) by a melded hand")] if limit else []
+    undercut = rules.undercut_bonus
+    at_most = f"an undercut ({undercut}) of a knock at the limit ({limit}) by a melded hand"
+    ways = [_WayToWin("a knock", 1, MOST_DEADWOOD - 1, 0, None),
+            _WayToWin("an undercut", undercut + (0 if rules.undercut_on_tie else 1), undercut + limit,
+                      1 if boxes else 0, at_most)] if limit else []
     return ways + [_WayToWin(name, bonus, bonus + MOST_DEADWOOD, 2 if boxes else 0,
                              f"{name} ({bonus}) against {MOST_DEADWOOD} deadwood, the most ten cards hold")
                    for name, bonus in (("gin", rules.gin_bonus), ("big gin", rules.big_gin_bonus)) if bonus is not None]
@@ -436,13 +438,12 @@ def score_partnership_game(deals: Iterable[tuple[HandRecord, HandRecord]], rules
 def partnership_deal(first_table: HandRecord, second_table: HandRecord) -> HandRecord:
     """Combine a deal's two tables into the team result (players' winners are team numbers 0/1).
 
-    A team that won both tables scores the sum; with one table each, the team with more points
-    scores the difference (an even split scores nothing and is won by neither; a table won for 0 points, where a
-    bonus is 0, still wins the deal when the other is drawn or won by the same team). The deal is one hand won by
-    that team, with
-    the Oklahoma extra boxes of its own tables: the other team's go with its table's points. A record that is no
-    HandRecord of a winner 0, 1 or None and counts 0 or more is a GameError at ``tables`` (``score_partnership_game``
-    checks each under the game's rules as well).
+    A team that won both tables scores the sum; with one table each, the team with more points scores the
+    difference (an even split scores nothing and is won by neither; a table won for 0 points, where a bonus is 0,
+    still wins the deal when the other is drawn or won by the same team). The deal is one hand won by that team,
+    with the Oklahoma extra boxes of its own tables: the other team's go with its table's points. A record that is
+    no HandRecord of a winner 0, 1 or None and counts 0 or more is a GameError at ``tables``
+    (``score_partnership_game`` checks each under the game's rules as well).
     """
     net = 0
     extra = [0, 0]

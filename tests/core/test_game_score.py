@@ -165,10 +165,11 @@ OKLAHOMA_BOXES = {"oklahoma_extra_boxes": True}
         (HandRecord(0, 149), "hoyle", {"gin_bonus": 1000}, "scores 149 points: a knock 1 to 97; an undercut 25 to "
          "35; gin 1000 to 1098$"),
         (HandRecord(0, 3), "standard", {"knock_limit": 0, "gin_bonus": 10}, "scores 3 points: gin 10 to 108$"),
-        (HandRecord(0, 119), "oklahoma", None, r"scores 119 points: a knock 1 to 97; an undercut 10 to 20; gin 20 to "
-         r"118, each doubled \(its boxes too\) on a spade upcard$"),
-        (HandRecord(0, 99), "oklahoma", OKLAHOMA_BOXES, "scores 99 points with no extra box: a knock 1 to 97 with no "
-         "extra box; an undercut 10 to 20 with 1 extra box; gin 20 to 118 with 2 extra boxes, each doubled"),
+        (HandRecord(0, 119), "oklahoma", None, "scores 119 points: a knock 1 to 97; an undercut 10 to 20; gin 20 to "
+         "118, each doubled on a spade upcard$"),
+        (HandRecord(0, 99), "oklahoma", OKLAHOMA_BOXES, r"scores 99 points with no extra box: a knock 1 to 97 with no "
+         r"extra box; an undercut 10 to 20 with 1 extra box; gin 20 to 118 with 2 extra boxes, each doubled \(its "
+         r"boxes too\) on a spade upcard$"),
         (HandRecord(0, 100, extra_boxes=2), "standard", None, "only under Oklahoma with oklahoma_extra_boxes"),
         (HandRecord(0, 100, extra_boxes=2), "oklahoma", None, "only under Oklahoma with oklahoma_extra_boxes"),
         (HandRecord(0, 100, extra_boxes=3), "oklahoma", OKLAHOMA_BOXES, "one of 0, 1, 2, 4, got 3"),

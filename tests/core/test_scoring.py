@@ -430,6 +430,9 @@ ROUND_RULES = [
     Rules(oklahoma=True, undercut_on_tie=False),
     Rules(oklahoma=True, oklahoma_ace="gin_only", oklahoma_extra_boxes=True, gin_bonus=20, undercut_bonus=10),
     Rules(oklahoma=True, oklahoma_spades_double=False, oklahoma_extra_boxes=True, big_gin_bonus=None),
+    # bonuses of 0 and a knock limit of 0, where a game's records are bounded otherwise (a review asked for them)
+    Rules(gin_bonus=0, undercut_bonus=0, big_gin_bonus=0),
+    Rules(knock_limit=0, gin_bonus=0),
 ]
 
 
