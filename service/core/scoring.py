@@ -164,7 +164,7 @@ def score_round(
         with _input("discard"):
             check_discard(knocker, discard, rules, drawn_from_discard)
         knocker &= ~(1 << discard)
-    elif size == 10 and discard is not None:
+    elif discard is not None:  # 10 cards
         raise CardError("a discard is given only with an 11-card knocker", card=format_card(discard), field="discard")
     if big_gin and rules.big_gin_bonus is None:
         raise CardError(NO_BIG_GIN, field="discard")

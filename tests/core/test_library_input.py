@@ -51,10 +51,12 @@ from service.core import (
     score_partnership_game,
     score_round,
 )
+from service.core.cards import check_card
 from service.core.game import IllegalMoveError, Table
 from service.core.hints import HintStateError
 from service.core.knocks import knock_limit, report_hand
-from service.core.melds import analyze_drawn_hand
+from service.core.melds import analyze_drawn_hand, arrangements_within, merge_runs
+from service.core.rules import RULE_PARAMETERS, unused_parameters
 from service.core.scoring import MOST_DEADWOOD, IllegalKnockError
 
 KNOCKER = parse_hand("As 2s 3s 7h 7d 7c Kd Qd Jd")  # nine cards
@@ -555,3 +557,75 @@ def test_the_table_deals_from_any_iterable_and_plays_the_legal_move_a_caller_mea
     table.play(core.Action("take_upcard"))
     table.play(core.Action("discard", True))
     assert type(table.pile[-1]) is int and table.view().discard_pile[-1] == 1
+
+
+# --- found by the second mutation run over the core: behaviour that no test pinned --------------------------------
+
+def test_big_gin_laid_out_as_given_is_big_gin() -> None:
+    knocker = parse_hand("2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc")
+    result = score_round(knocker, parse_hand("2h 3h 4h 5h 6h 7h 8h 9h Th Jh"), Rules(), knocker_melds=[knocker])
+    assert (result.outcome, result.points) == ("big_gin", 31)
+
+
+def test_a_run_joins_its_suits_last_run_after_another_suits() -> None:
+    runs = [parse_hand("2s 3s 4s"), parse_hand("2h 3h 4h"), parse_hand("5h 6h 7h")]
+    assert merge_runs(runs) == (parse_hand("2s 3s 4s"), parse_hand("2h 3h 4h 5h 6h 7h"))
+    assert len(arrangements_within(parse_hand("2s 3s 4s 2h 3h 4h 5h 6h 7h 9c"), 9)) == 1
+
+
+def test_ten_cards_may_not_finish_even_as_gin() -> None:
+    assert not report_hand(parse_hand("2c 3c 4c 5c 6c 7c 8c 9c Tc Jc"), Rules()).may_finish(Rules())
+
+
+@pytest.mark.parametrize(("records", "rules", "fault"), [
+    ([HandRecord(0, True)], Rules(), "points are a whole number, 0 or more; got True"),  # True is no 1 point
+    ([HandRecord(0, 1000)], Rules(), r"^hands/0: a hand scores at most 129 points under these rules \(big gin \(31\) "
+     r"against 98 deadwood, the most ten cards hold\); got 1000$"),
+    ([HandRecord(0, 1000)], resolve_rules("oklahoma"), r"at most 236 points under these rules \(gin \(20\) against 98 "
+     r"deadwood, the most ten cards hold, doubled by a spade upcard\); got 1000$"),
+    ([HandRecord(0, 0)], resolve_rules(None, {"oklahoma_extra_boxes": True}),  # no boxes outside Oklahoma
+     "scores 0 points: a knock 1 to 97; an undercut 25 to 35; gin 25 to 123; big gin 31 to 129$"),
+])
+def test_a_record_no_hand_has_is_refused_in_these_words(records: list[HandRecord], rules: Rules, fault: str) -> None:
+    with pytest.raises(GameError, match=fault):
+        score_game(records, rules)
+
+
+def test_the_extra_boxes_rule_alone_is_no_oklahoma() -> None:
+    """Outside Oklahoma a gin is scored without boxes, even with ``oklahoma_extra_boxes`` on."""
+    assert score_game([HandRecord(0, 120)], resolve_rules(None, {"oklahoma_extra_boxes": True})).boxes == (1, 0)
+
+
+def test_a_deal_may_be_given_as_a_list() -> None:
+    hands, _ = score_partnership_game([[HandRecord(0, 10), HandRecord(None, 0)]], Rules())  # type: ignore[list-item]
+    assert hands == (HandRecord(0, 10),)
+
+
+@pytest.mark.parametrize("card", [1.5, "Ks"])
+def test_what_is_no_int_is_no_card(card: object) -> None:
+    with pytest.raises(CardError, match="is not a card"):
+        check_card(card)  # type: ignore[arg-type]
+    with pytest.raises(CardError) as raised:
+        score_round(KNOCKER | 1 << 4, DEFENDER, resolve_rules("oklahoma"), upcard=card)  # type: ignore[arg-type]
+    assert raised.value.field == "upcard"
+
+
+def test_an_eleven_card_deal_with_a_knock_limit_of_0_leaves_both_unused() -> None:
+    assert set(unused_parameters(Rules(knock_limit=0, eleven_card_deal=True))) >= {
+        "first_turn", "undercut_bonus", "undercut_on_tie"}
+
+
+def test_the_integer_parameters_bounds() -> None:
+    """As the spec publishes them (the tests elsewhere read them from the table itself)."""
+    assert {p.name: (p.minimum, p.maximum) for p in RULE_PARAMETERS if p.minimum is not None} == {
+        "knock_limit": (0, 10), "gin_bonus": (0, 1000), "big_gin_bonus": (0, 1000), "undercut_bonus": (0, 1000),
+        "target": (1, 10000), "game_bonus": (0, 10000), "box_bonus": (0, 1000), "stock_end": (0, 10)}
+
+
+@pytest.mark.parametrize("value", [
+    HandRecord(0, 10), score_game([HandRecord(0, 10)], Rules()), report_hand(ELEVEN, Rules()), RULE_PARAMETERS[0],
+    PRESETS["gra"], analyze_drawn_hand(ELEVEN), analyze_drawn_hand(ELEVEN).options[0],
+], ids=lambda value: type(value).__name__)
+def test_value_objects_are_frozen(value: object) -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        value.points = 1  # type: ignore[attr-defined]
