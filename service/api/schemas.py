@@ -868,7 +868,8 @@ class HintAction(Schema):
         "description": "`take_upcard`: take the pile's top card (in the `first_upcard` phase, or on a plain first "
         "turn under rule `first_turn`, the deal's first upcard; otherwise the last discard, not the request's "
         "`upcard`), then the best discard is "
-        "`then_discard` of the first alternative; `pass`: refuse the first upcard, or at the stock's end the last "
+        "`then_discard` of the first alternative (null when the take allows big gin); `pass`: refuse the first "
+        "upcard, or at the stock's end the last "
         "discard offered to knock with (rule `stock_end_discard`), so that the hand is a draw; `draw_stock`: draw "
         "from the stock; `discard`: throw `card`; `knock`: throw `card` face down and lay out `melds`; `gin`: the same "
         "with no deadwood; `big_gin`: lay out all 11 cards, no discard."})
@@ -907,8 +908,9 @@ class HintAlternative(Schema):
     safety = fields.Float(required=True, allow_none=True, metadata={
         "description": "Discards: the chance the opponent cannot meld the card (a knock gives the same discard's, "
         "for comparison: the card it throws face down cannot be taken; a take gives that of `then_discard`)."})
-    then_discard = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD),
-                                 metadata={"description": "Taking the upcard: the discard planned after it."})
+    then_discard = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD), metadata={
+        "description": "Taking the upcard: the discard planned after it; null when the take allows big gin (all 11 "
+        "cards laid out), and for every other move."})
 
 
 class HintAnswer(Schema):

@@ -36,6 +36,16 @@ def test_takes_the_discard_that_completes_a_meld_and_allows_a_knock(call: Call) 
     assert {*answer["deadwood_cards"], *itertools.chain(*answer["melds"])} == kept
 
 
+def test_a_take_that_allows_big_gin_plans_no_discard(call: Call) -> None:
+    state = {"hand": "As 2s 3s 4s 5h 6h 7h 9c 9d 9s", "phase": "first_upcard", "upcard": "8h",
+             "discard_pile": ["8h"], "stock_count": 31, "time_budget_ms": None}
+    answer = call("POST", "/v1/hint", json=state).get_json()
+    take = answer["alternatives"][0]
+    assert answer["action"] == {"type": "take_upcard", "card": None} and take["action"] == answer["action"]
+    assert take["then_discard"] is None and take["deadwood"] == 0 and answer["deadwood_cards"] == []
+    assert answer["reason"] == "Take 8h: it allows big gin right away."
+
+
 def test_discard_phase_ranks_every_legal_discard_with_outs_and_safety(call: Call) -> None:
     state = {**DRAW_STATE, "phase": "discard", "hand": "As 2s 3s 7h 7d Kd Qd Jd 5c 9h 8c", "stock_count": 28}
     answer = call("POST", "/v1/hint", json=state).get_json()
