@@ -487,10 +487,11 @@ def _check_turn_order(state: GameState, rules: Rules) -> None:
 def _check_turn_count(state: GameState, rules: Rules) -> None:
     """The opponent's discards against what went on in its turns and ours. Turns alternate and each
     ends with one discard, so the opponent has had as many turns as it discarded, and we as many or
-    one fewer. It takes at most one card from the pile a turn, and a card that was neither the upcard
-    nor its discard reached the pile as ours. A card it threw comes back to it only when we take it, throw it
-    again and it takes it: three of its turns at least, or two where the card taken may be thrown at once
-    (thrown straight back, it may be retaken only to knock, which ends the hand). (The stock count follows:
+    one fewer. It takes at most one card from the pile a turn (those it holds, the upcard if it threw
+    it, and each card it threw again), and a card that was neither the upcard nor its discard reached
+    the pile as ours. A card it threw comes back to it only when we take it, throw it again and it
+    takes it: three of its turns at least, or two where the card taken may be thrown at once (thrown
+    straight back, it may be retaken only to knock, which ends the hand). (The stock count follows:
     the cards add up to 52.)"""
     thrown, known = state.opponent_discards, state.opponent_hand_known
     turns = len(thrown)
@@ -502,10 +503,12 @@ def _check_turn_count(state: GameState, rules: Rules) -> None:
                                  f"{last_thrown[card]} and {turn}; it can have it back only after you take it and "
                                  f"throw it again, so at least {least_gap} turns apart under these rules")
         last_thrown[card] = turn
-    if len(known) > turns:
+    retaken = _taken_and_thrown(state, rules)
+    if len(known) + len(retaken) > turns:
+        also = f"; it also took {' and '.join(retaken)}, which it then discarded" if retaken else ""
         raise HintStateError("opponent_hand_known", f"{_count(len(known), 'card')} taken from the pile, but the "
                              f"opponent has had {_count(turns, 'turn')} (one a discard) and takes at most one "
-                             "card from the pile a turn")
+                             f"card from the pile a turn{also}")
     upcard = None if rules.eleven_card_deal else _dealt_upcard(state)
     not_ours = hand_from_cards(thrown) | (0 if upcard is None else card_bit(upcard))
     in_pile = hand_from_cards(state.discard_pile) & ~not_ours
@@ -525,6 +528,19 @@ def _check_turn_count(state: GameState, rules: Rules) -> None:
                              "the upcard nor the opponent's discards, so they are your discards; but you have had "
                              f"at most as many turns as the opponent, {turns}: give all its discards"
                              + _upcard_doubt(state))
+
+
+def _taken_and_thrown(state: GameState, rules: Rules) -> list[str]:
+    """The opponent's discards that it must have taken from the pile, each named: the upcard given (no one is
+    dealt it), and a card it discards again (it had it back from the pile)."""
+    thrown, upcard = state.opponent_discards, None if rules.eleven_card_deal else state.upcard
+    taken = [f"the upcard {format_card(upcard)}"] if upcard in thrown else []
+    seen: set[Card] = set()
+    for card in thrown:
+        if card in seen:
+            taken.append(f"{format_card(card)} again")
+        seen.add(card)
+    return taken
 
 
 def _upcard_doubt(state: GameState) -> str:

@@ -346,6 +346,22 @@ def test_the_longest_time_budget_is_taken(call: Call) -> None:
     assert call("POST", "/v1/hint", json={**DRAW_STATE, "time_budget_ms": 1000}).status_code == 200
 
 
+# Nobody has drawn from the stock: the opponent took the upcard 8s (it threw it), and then Ts or Ad, not both.
+UPCARD_TAKEN_AND_THROWN: dict[str, Any] = {
+    "hand": "9h 2s 3s 4s 5d 6d 7d Jc Qc Kc", "upcard": "8s", "discard_pile": ["8s"], "stock_count": 31,
+    "opponent_hand_known": ["Ts", "Ad"], "opponent_discards": ["9h", "8s"]}
+# The opponent threw 7c in its turns 1 and 4, so it took 7c back, besides the four cards it holds from the pile.
+THROWN_AGAIN: dict[str, Any] = {
+    "discard_pile": ["4d", "2h", "5h", "7c"], "opponent_discards": ["7c", "2h", "5h", "7c"],
+    "opponent_hand_known": ["Ah", "2d", "3d", "4c"], "stock_count": 28}
+
+
+@pytest.mark.parametrize("state", [UPCARD_TAKEN_AND_THROWN, THROWN_AGAIN])
+def test_one_take_fewer_from_the_pile_is_a_state_that_can_happen(call: Call, state: dict[str, Any]) -> None:
+    fewer = {**state, "opponent_hand_known": state["opponent_hand_known"][1:]}
+    assert call("POST", "/v1/hint", json={**DRAW_STATE, **fewer}).status_code == 200
+
+
 @pytest.mark.parametrize(
     ("change", "pointer", "fragment"),
     [
@@ -426,6 +442,13 @@ def test_the_longest_time_budget_is_taken(call: Call) -> None:
         ({"discard_pile": ["7c", "Tc", "3c", "2h"], "opponent_discards": ["7c", "2h"], "opponent_hand_known": ["4d"],
           "stock_count": 28}, "#/opponent_hand_known", "so you would have discarded 4d too (or it took the upcard 4d "
          "on the first move, a turn ahead of you): 3 discards of yours"),
+        # from a black-box referee: the opponent's takes from the pile include the upcard it discarded, and a card
+        # it discarded again, and it has one take a turn
+        (UPCARD_TAKEN_AND_THROWN, "#/opponent_hand_known", "2 cards taken from the pile, but the opponent has had 2 "
+         "turns (one a discard) and takes at most one card from the pile a turn; it also took the upcard 8s, which it "
+         "then discarded"),
+        (THROWN_AGAIN, "#/opponent_hand_known", "4 cards taken from the pile, but the opponent has had 4 turns (one a "
+         "discard) and takes at most one card from the pile a turn; it also took 7c again, which it then discarded"),
     ],
 )
 def test_impossible_states_are_422_naming_the_field(call: Call, change: dict[str, Any], pointer: str,
