@@ -166,8 +166,13 @@ def _card_or_none(card: Card | None) -> str | None:
     return None if card is None else format_card(card)
 
 
+def _three_places(value: float) -> float:
+    """``value`` to three decimals, a nought that was a small negative written 0.0 (not -0.0)."""
+    return round(value, 3) + 0.0
+
+
 def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, 3)
+    return None if value is None else _three_places(value)
 
 
 def hint_action(action: Action) -> JSON:
@@ -182,7 +187,7 @@ def hint(advice: Hint) -> JSON:
         "alternatives": [
             {
                 "action": hint_action(option.action),
-                "evaluation": round(option.evaluation, 3),
+                "evaluation": _three_places(option.evaluation),
                 "unit": option.unit,
                 "deadwood": option.deadwood,
                 "expected_points": _rounded(option.expected_points),

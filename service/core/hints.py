@@ -995,6 +995,19 @@ def _points_apart(better: float, worse: float) -> float:
     return round(better - worse, 9)
 
 
+def _points(value: float, decimals: int = 1) -> str:
+    """Expected points as a reason quotes them: signed, to ``decimals`` places, and a value that rounds to nought
+    as +0.0 (not -0.0)."""
+    text = f"{value:+.{decimals}f}"
+    return text if float(text) else text.replace("-", "+")
+
+
+def _decimals_below(value: float, bound: float) -> int:
+    """The fewest decimals (1 to 3) at which ``value`` reads below ``bound`` where both are rounded alike, so
+    that a reason never says "+8.0 ... less than 8"."""
+    return next((places for places in (1, 2) if round(value, places) < round(bound, places)), 3)
+
+
 def _continue_order(option: _Continue) -> tuple[float, int, int, Card]:
     """Best score first; on ties the higher card goes, and of equal cards the one with fewer melds still open
     (a dead card before a live one, which the look-ahead's one or two draws may not tell apart)."""
@@ -1291,9 +1304,9 @@ def _discard_hint(context: _Context) -> Hint:
         near_the_margin = _points_apart(best_knock.expected_points, threshold) < CLOSE_TO_THE_MARGIN
         close = close or (best_knock.deadwood > 0 and bool(context.samples) and not only_to_knock and near_the_margin)
         why = "the card taken may be kept only to knock" if only_to_knock else \
-            "the stock is at its end, so not knocking draws the hand" if stock_ends else \
+            _stock_end_knock_text(rules) if stock_ends else \
             "knocking now beats waiting while the opponent improves" if play_on is None else \
-            f"with one draw left, playing on is expected to bring no more ({play_on:+.1f} points)"
+            f"with one draw left, playing on is expected to bring no more ({_points(play_on)} points)"
         return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, why),
                     best_knock.arrangement, len(context.samples))
     best = continues[0]
@@ -1435,8 +1448,10 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     stock = Alternative(Action("draw_stock"), stock_points, "points", expected_points=stock_points)
     card = format_card(top)
     knock_chance = f"you would knock with chance {knocking:.0%}"
-    drawing = (f"Draw from the stock: this is your last draw, and only a knock scores after it ({knock_chance}, "
-               f"expected {stock.evaluation:+.1f} points)")
+    scoring = "a knock" if context.rules.stock_end_discard == "draw" else \
+        "your knock, or the opponent's with your discard,"
+    drawing = (f"Draw from the stock: this is your last draw, and only {scoring} scores after it ({knock_chance}, "
+               f"expected {_points(stock.evaluation)} points)")
     best = _best_last_turn(context, hand | card_bit(top), top, stock_end + 1,
                            knock_only=take_only_to_knock(context.state, context.rules))
     if best is None:  # a card thrown straight back, which allows no knock
@@ -1447,16 +1462,16 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     close = _points_apart(chosen.evaluation, other.evaluation) < CLOSE_POINTS
     if best.action.type == "discard":
         taking = (f"taking {card} and discarding {format_card(best.action.card or 0)} leaves the opponent the last "
-                  f"draw, expected {take.evaluation:+.1f} points")
+                  f"draw, expected {_points(take.evaluation)} points")
     else:
         taking = f"taking {card} allows {_finish_name(best.action.type == 'big_gin', best.deadwood or 0)}, " \
-                 f"expected {take.evaluation:+.1f} points"
+                 f"expected {_points(take.evaluation)} points"
     if chosen is stock:
         reason = f"{drawing}; {taking}."
         layout = best_arrangement(hand)
     else:
-        reason = (f"Take {card}: this is your last draw; {taking}, against {stock.evaluation:+.1f} from the stock "
-                  f"({knock_chance}).")
+        reason = (f"Take {card}: this is your last draw; {taking}, against {_points(stock.evaluation)} from the "
+                  f"stock ({knock_chance}).")
         layout = best.layout if best.layout is not None else \
             best_arrangement((hand | card_bit(top)) & ~card_bit(best.action.card or 0))  # a discard's
     return Hint(chosen.action, (chosen, other), close, reason, layout, len(context.samples))
@@ -1530,9 +1545,10 @@ def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     kind = _finish_name(best.action.type == "big_gin", best.deadwood)
     close = abs(_points_apart(best.expected_points, 0.0)) < CLOSE_POINTS  # a draw scores nothing
     if best.deadwood == 0 or not context.samples or _points_apart(best.expected_points, 0.0) > 0:
-        reason = f"Take {card}: it allows {kind}, expected {best.expected_points:+.1f} points against a draw."
+        reason = f"Take {card}: it allows {kind}, expected {_points(best.expected_points)} points against a draw."
         return Hint(Action("take_upcard"), (take, declined), close, reason, best.arrangement, len(context.samples))
-    reason = f"Pass: the hand is a draw; taking {card} for {kind} is expected to score {best.expected_points:+.1f}."
+    reason = (f"Pass: the hand is a draw; taking {card} for {kind} is expected to score "
+              f"{_points(best.expected_points)}.")
     return Hint(Action("pass"), (declined, take), close, reason, best_arrangement(hand), len(context.samples))
 
 
@@ -1547,7 +1563,7 @@ def _returned_card_hint(context: _Context, hand: Hand, top: Card) -> Hint:
         reason = f"Take {card}: it allows {_finish_name(best.action.type == 'big_gin', best.deadwood)} right away."
         return Hint(Action("take_upcard"), (take, stock), False, reason, best.arrangement, len(context.samples))
     why = "which it does not allow" if knock_take is None else \
-        f"and that knock is not advised (expected {knock_take[1].evaluation:+.1f} points)"
+        f"and that knock is not advised (expected {_points(knock_take[1].evaluation)} points)"
     reason = f"Draw from the stock: {card} came straight back and may be retaken only to knock, {why}."
     alternatives = (stock,) if knock_take is None else (stock, knock_take[1])
     return Hint(Action("draw_stock"), alternatives, False, reason, best_arrangement(hand), len(context.samples))
@@ -1608,7 +1624,7 @@ def _knock_reason(knock: _Knock, why: str) -> str:
     if knock.deadwood == 0:
         return f"Gin: discard {card} and lay out {melds}; gin cannot be undercut."
     return (f"Knock discarding {card} with {knock.deadwood} deadwood, keeping {melds}: undercut risk "
-            f"{knock.undercut_risk:.0%}, expected {knock.expected_points:+.1f} points; {why}.")
+            f"{knock.undercut_risk:.0%}, expected {_points(knock.expected_points)} points; {why}.")
 
 
 def _last_turn_text(context: _Context, best_end: Alternative | None) -> str:
@@ -1617,11 +1633,18 @@ def _last_turn_text(context: _Context, best_end: Alternative | None) -> str:
         return "the card taken may be kept only to knock"
     if context.state.stock_count <= context.rules.stock_end:
         if context.rules.stock_end_discard == "draw":
-            return "the stock is at its end, so not knocking draws the hand"
+            return _stock_end_knock_text(context.rules)
         return (f"the stock is at its end, and without a knock the best discard, which the opponent may take only "
-                f"to knock, is expected to score {best_end.evaluation:+.1f}")
+                f"to knock, is expected to score {_points(best_end.evaluation)}")
     return (f"{_last_turn_words(context)}, and the best discard without a knock is expected to score "
-            f"{best_end.evaluation:+.1f} (the opponent's last turn)")
+            f"{_points(best_end.evaluation)} (the opponent's last turn)")
+
+
+def _stock_end_knock_text(rules: Rules) -> str:
+    """Why to knock at the stock's end, where the opponent model does not value the discard."""
+    if rules.stock_end_discard == "draw":
+        return "the stock is at its end, so not knocking draws the hand"
+    return "the stock is at its end, so not knocking draws the hand unless the opponent takes your discard to knock"
 
 
 def _last_turn_words(context: _Context) -> str:
@@ -1640,13 +1663,13 @@ def _last_discard_reason(context: _Context, chosen: Alternative, knock: _Knock |
         text = f"Discard {card}: the hand ends as a draw after this discard."
     elif stock_ends:
         text = (f"Discard {card}: the opponent may take it only to knock, else the hand is a draw; expected "
-                f"{chosen.evaluation:+.1f} points.")
+                f"{_points(chosen.evaluation)} points.")
     else:
         text = (f"Discard {card}: {_last_turn_words(context)}, and the opponent makes the last draw; {card} leaves you "
-                f"expected {chosen.evaluation:+.1f} points from its turn (its knock; a knock you would undercut "
+                f"expected {_points(chosen.evaluation)} points from its turn (its knock; a knock you would undercut "
                 "is not counted on).")
     if knock is not None:
-        text += (f" Knocking ({knock.deadwood} deadwood) is expected to score {knock.expected_points:+.1f} "
+        text += (f" Knocking ({knock.deadwood} deadwood) is expected to score {_points(knock.expected_points)} "
                  f"points, undercut risk {knock.undercut_risk:.0%}.")
     return text
 
@@ -1655,16 +1678,24 @@ def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | No
                     margin: float, play_on: float | None, stock_end_discard: str) -> str:
     card = format_card(best.card)
     text = (f"Discard {card}: keeps {_describe(melds)} with {best.deadwood} deadwood and "
-            f"{best.outs.bit_count()} live outs; the opponent can use {card} with chance {1 - best.safety:.0%}.")
+            f"{_count(best.outs.bit_count(), 'live out')}; the opponent can use {card} with chance "
+            f"{1 - best.safety:.0%}.")
     if knock is not None:
-        text += (f" Knocking ({knock.deadwood} deadwood) is not advised: expected {knock.expected_points:+.1f} "
+        points = knock.expected_points
+        bound = play_on if play_on is not None and play_on < margin else margin  # what the knock fell short of
+        places = _decimals_below(points, bound) if _points_apart(bound, points) > 0 else 1
+        text += (f" Knocking ({knock.deadwood} deadwood) is not advised: expected {_points(points, places)} "
                  f"points, undercut risk {knock.undercut_risk:.0%}")
-        if play_on is not None and play_on < margin:
-            text += f", less than the {play_on:+.1f} points playing on is expected to bring with one draw left."
+        if bound < margin:
+            text += f", less than the {_points(bound, places)} points playing on is expected to bring with one draw " \
+                "left."
+        elif points <= 0:
+            text += "."
+        elif math.isinf(margin):
+            text += ", and with an infinite knock margin no knock is made on points."
         else:
-            below = "less than" if _points_apart(margin, knock.expected_points) > 0 else "no more than"
-            text += "." if knock.expected_points <= 0 else (f", {below} the {margin:g} points it takes to give "
-                                                             "up playing on for gin or an undercut.")
+            below = "less than" if _points_apart(margin, points) > 0 else "no more than"
+            text += f", {below} the {margin:.15g} points it takes to give up playing on for gin or an undercut."
     if stock_ends:
         text += (" The hand ends as a draw after this discard." if stock_end_discard == "draw" else
                  " After this discard the opponent may take it only to knock; else the hand is a draw.")
@@ -1683,8 +1714,8 @@ def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternativ
         if take.unit == "points":
             return f"Take {card}: it allows {_finish_name(take.then_discard is None, take.deadwood or 0)} right away."
         then = format_card(take.then_discard) if take.then_discard is not None else "?"
-        return (f"Take {card} and discard {then}: {take.deadwood} deadwood, evaluated {take.evaluation:+.1f} "
-                f"against {stock.evaluation:+.1f} {other} (higher is better).")
+        return (f"Take {card} and discard {then}: {take.deadwood} deadwood, evaluated {_points(take.evaluation)} "
+                f"against {_points(stock.evaluation)} {other} (higher is better).")
     return (f"{'Pass' if choice.type == 'pass' else 'Draw from the stock'}: {card} does not help enough "
-            f"(evaluated {take.evaluation:+.1f} after taking it, {stock.evaluation:+.1f} {other}; higher is "
+            f"(evaluated {_points(take.evaluation)} after taking it, {_points(stock.evaluation)} {other}; higher is "
             "better).")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from typing import Any
 
@@ -127,6 +128,69 @@ def test_of_two_equal_lone_cards_the_dead_one_goes(call: Call) -> None:
 
 def _listed(cards: str) -> list[str]:
     return cards.split()
+
+
+# From an audit of the reasons over 18,830 answers: each of these reasons said something its own answer did not.
+# The last draw under Game Colony's stock-end rule: the draw's -49.7 is the opponent's knock with our discard.
+LAST_DRAW_UNDER_AN_OFFER: dict[str, Any] = {
+    "hand": "4s 6s Ah 8h 9h 5d 6d Td 8c Kc", "phase": "draw", "stock_count": 6, "seed": 362,
+    "discard_pile": _listed("Qd Js 6c Jd 5h 8d 4h 9c Qs Ac Ad 5s Qh 2d 9s Kd 8s 4c Qc Th Tc 4d Ks 7d Kh 5c"),
+    "opponent_hand_known": _listed("2h 3s 7h"),
+    "opponent_discards": _listed("Jd Qd Js 9h 8d 6c 5s 5h 4h 9c 8c Ad Qh Ah Kd 4c Tc 6s 4d 7d 5c"),
+    "rules": {"preset": "online", "stock_end_discard": "take_to_knock_any", "stock_end": 5,
+              "discard_pickup_allowed": True}}
+# The stock's value rounds to nought from below.
+NOUGHT_FROM_BELOW: dict[str, Any] = {
+    "hand": "4s 5s 6s 7s 8s 4d Ac 2c 3c 4c", "phase": "draw", "stock_count": 5, "upcard": "Ah", "seed": 515,
+    "discard_pile": _listed("Kh Qd 7h Jh 6d 8c 3s Qs As 2h Tc 6c Jc 2s Js 2d Ad Kd Td 8d 8h 5h Qc Kc 5d Ts 7c"),
+    "opponent_hand_known": _listed("9s 5c Ah Th Ks"),
+    "opponent_discards": _listed("Qd 3c 6d 7h 8s 8c 4c 2c Qs As 2h 6c Jc 2s 2d Kd Td 8h 5h Qc 5d 7c"),
+    "rules": {"stock_end_discard": "take_to_knock", "stock_end": 3, "first_turn": "plain", "big_gin_bonus": None,
+              "oklahoma": True, "oklahoma_ace": "gin_only"}}
+# One live out.
+ONE_LIVE_OUT: dict[str, Any] = {
+    "hand": "As 5s 2h 5h 2d 5d Ac 2c 3c 4c 5c", "phase": "discard", "stock_count": 20, "upcard": "3h", "seed": 965,
+    "discard_pile": _listed("Qd Ks Tc Jd Kh Jh Kc 9h Jc 6c 3h"), "opponent_hand_known": _listed("8h 8c 6s 7c 8s 4s"),
+    "opponent_discards": _listed("Qd Ks Tc Jd Kh Jh Kc 9h Jc 4c 5c 3h"), "rules": "oklahoma"}
+# A knock declined whose expected points, 7.958, read +8.0 to one decimal.
+JUST_UNDER_THE_MARGIN: dict[str, Any] = {
+    "hand": "3s 7s Qs 5h 7h Qh Ad 7d Qd 7c Qc", "phase": "discard", "stock_count": 17, "upcard": "9s", "seed": 647,
+    "discard_pile": _listed("Td Kc Jd 9h 9c Jc 6h 6d 5c 5d 4c Th Kd 8c"), "opponent_hand_known": _listed("9s 8s"),
+    "opponent_discards": _listed("Qh Kc Jd 9h 7s 7c Jc 7h 6d Qc 5c 5d 4c Th 5h Kd 7d"), "drawn_from_discard": "7d",
+    "rules": "traditional"}
+
+
+def _reason(call: Call, state: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    answer = call("POST", "/v1/hint", json={**state, "time_budget_ms": None}).get_json()
+    return answer["reason"], answer["alternatives"]
+
+
+def test_the_last_draw_under_a_stock_end_offer_counts_the_opponents_knock(call: Call) -> None:
+    reason, alternatives = _reason(call, LAST_DRAW_UNDER_AN_OFFER)
+    assert reason.startswith("Draw from the stock: this is your last draw, and only your knock, or the opponent's "
+                             "with your discard, scores after it (you would knock with chance 0%, expected -49.7 ")
+    assert alternatives[0]["expected_points"] == -49.667
+    plain = _reason(call, {**LAST_DRAW_UNDER_AN_OFFER, "rules": {"preset": "online", "stock_end": 5}})[0]
+    assert plain.startswith("Draw from the stock: this is your last draw, and only a knock scores after it")
+
+
+def test_nought_is_never_negative(call: Call) -> None:
+    reason, alternatives = _reason(call, NOUGHT_FROM_BELOW)
+    stock = next(option for option in alternatives if option["action"]["type"] == "draw_stock")
+    assert "+0.0 from the stock" in reason and "-0.0" not in reason
+    assert stock["evaluation"] == 0 and math.copysign(1, stock["evaluation"]) == 1
+
+
+def test_one_live_out_is_one_out(call: Call) -> None:
+    reason = _reason(call, ONE_LIVE_OUT)[0]
+    assert "with 1 deadwood and 1 live out;" in reason
+
+
+@pytest.mark.parametrize(("margin", "words"), [(8, "+7.96 points"), (7.96, "+7.958 points")])
+def test_a_knock_declined_reads_below_the_margin(call: Call, margin: float, words: str) -> None:
+    reason, alternatives = _reason(call, {**JUST_UNDER_THE_MARGIN, "knock_margin": margin})
+    knock = next(option for option in alternatives if option["action"]["type"] == "knock")
+    assert knock["expected_points"] == 7.958 and f"{words}, undercut risk 0%, less than the {margin} points" in reason
 
 
 # Oklahoma with 2s up (limit 2): a knock with 2 deadwood at the stock end, where playing on draws the hand

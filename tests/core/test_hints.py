@@ -62,7 +62,7 @@ from service.core.hints import (
     upcard_refused,
 )
 from service.core.melds import find_melds, min_deadwood, optimal_arrangements
-from service.core.rules import Rules, resolve_rules
+from service.core.rules import Rules, StockEndDiscard, resolve_rules
 from service.core.scoring import score_round
 
 from . import reference as ref
@@ -1586,3 +1586,30 @@ def test_a_knock_with_a_card_that_may_be_taken_only_to_knock_is_no_close_call() 
     advice = hint(state, resolve_rules("gra"), config=replace(DEFAULT_CONFIG, samples=8))
     assert advice.action == Action("knock", parse_card("9h")) and advice.close_call is False
     assert advice.reason.endswith("; the card taken may be kept only to knock.")  # not "beats waiting": it may not
+
+
+def test_an_infinite_knock_margin_is_named_as_such() -> None:
+    """From an audit of the reasons: an infinite margin was quoted as "less than the inf points"."""
+    state = GameState(hand=cards("As 5s 2h 5h 2d 5d Ac 2c 3c 4c 5c"), phase="discard", upcard=parse_card("3h"),
+                      discard_pile=cards("Qd Ks Tc Jd Kh Jh Kc 9h Jc 6c 3h"), stock_count=20,
+                      opponent_hand_known=cards("8h 8c 6s 7c 8s 4s"),
+                      opponent_discards=cards("Qd Ks Tc Jd Kh Jh Kc 9h Jc 4c 5c 3h"))
+    advice = hint(state, resolve_rules("oklahoma"), seed=965, config=replace(DEFAULT_CONFIG, knock_margin=math.inf))
+    assert advice.action.type == "discard"
+    assert advice.reason.endswith("undercut risk 0%, and with an infinite knock margin no knock is made on points.")
+
+
+@pytest.mark.parametrize(("offer", "words"), [
+    ("draw", "so not knocking draws the hand."),
+    ("take_to_knock_any", "so not knocking draws the hand unless the opponent takes your discard to knock.")])
+def test_without_samples_a_knock_at_the_stock_end_names_the_offer(offer: StockEndDiscard, words: str) -> None:
+    """With the opponent model off, the last turn is valued like any other; the reason still says what the rules
+    let the opponent do with the discard."""
+    state = GameState(hand=cards("2h 5h 6h 7h 8h 9h Th Jh Ad 3d 7d"), phase="discard", upcard=None,
+                      discard_pile=cards("Qc Qh Qd Ks Jd Jc 9s 9c Js Qs 8s 8d 7c Ts 7s 6d Tc Kh Kd 5d 5c Kc 5s 3s Td "
+                                         "6c 3c 6s"), stock_count=3, opponent_hand_known=cards("4s 4c"),
+                      opponent_discards=cards("Qc Qd Jd 9s 9c Qs 8d Ts 7s 6d Kh 6h 5d Kc 5s 3s 6c 6s"))
+    rules = Rules(stock_end_discard=offer, stock_end=3, discard_pickup_allowed=True, big_gin_bonus=None,
+                  eleven_card_deal=True)
+    advice = hint(state, rules, seed=999, config=replace(DEFAULT_CONFIG, samples=0))
+    assert advice.action.type == "knock" and advice.reason.endswith(words)
