@@ -908,8 +908,9 @@ class _Context:
 
     def outs(self, kept: Hand, lowering: Hand) -> Hand:
         """The live outs of the ten cards ``kept``: the unseen cards that, drawn next, would lower their least
-        deadwood (``lowering``, from ``lookahead``) or form a meld with two or more of them."""
-        return lowering | meld_partners(kept) & self.checked.unseen
+        deadwood (``lowering``, from ``lookahead``) or form a meld with two or more of them; none on our last
+        turn, when no draw of ours follows."""
+        return 0 if self.last_turn() else lowering | meld_partners(kept) & self.checked.unseen
 
     def ranked_continuations(self, hand11: Hand, forbidden: Card | None, second_draw: bool = False
                              ) -> list[_Continue]:

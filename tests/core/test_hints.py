@@ -1604,7 +1604,7 @@ def test_an_infinite_knock_margin_is_named_as_such() -> None:
     ("take_to_knock_any", "so not knocking draws the hand unless the opponent takes your discard to knock.")])
 def test_without_samples_a_knock_at_the_stock_end_names_the_offer(offer: StockEndDiscard, words: str) -> None:
     """With the opponent model off, the last turn is valued like any other; the reason still says what the rules
-    let the opponent do with the discard."""
+    let the opponent do with the discard, and no move has outs, since no draw of ours follows."""
     state = GameState(hand=cards("2h 5h 6h 7h 8h 9h Th Jh Ad 3d 7d"), phase="discard", upcard=None,
                       discard_pile=cards("Qc Qh Qd Ks Jd Jc 9s 9c Js Qs 8s 8d 7c Ts 7s 6d Tc Kh Kd 5d 5c Kc 5s 3s Td "
                                          "6c 3c 6s"), stock_count=3, opponent_hand_known=cards("4s 4c"),
@@ -1613,3 +1613,4 @@ def test_without_samples_a_knock_at_the_stock_end_names_the_offer(offer: StockEn
                   eleven_card_deal=True)
     advice = hint(state, rules, seed=999, config=replace(DEFAULT_CONFIG, samples=0))
     assert advice.action.type == "knock" and advice.reason.endswith(words)
+    assert len(advice.alternatives) > 1 and not any(option.outs for option in advice.alternatives)
