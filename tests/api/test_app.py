@@ -6,6 +6,7 @@ import io
 import json
 import logging
 import re
+import sys
 from typing import Any
 
 import pytest
@@ -28,6 +29,8 @@ from service.errors import PROBLEM_MEDIA_TYPE, handle_http_exception
 from .conftest import Call, check_problem_type
 
 TEN = "As 2s 3s 7h 7d 7c Kd Qd Jd 5c"
+QUERY = f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}"
+EVERY_RULE = {"preset": "standard", **{parameter.name: parameter.default for parameter in RULE_PARAMETERS}}
 
 
 def test_factory_applies_overrides_over_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,11 +149,11 @@ HINT = {"hand": TEN, "phase": "draw", "upcard": "4d", "discard_pile": ["4d", "Tc
     ("POST", "/v1/games/score", {"hands": [{"winner": 0, "points": 2.5}]},
      "hands/0/points: expected an integer, like 10, got 2.5"),
     ("POST", "/v1/hands/analyze/batch", {"hands": []}, "hands: expected 1 to 1,000 items, got 0"),
-    ("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}&oklahoma=1", None,
+    ("GET", f"{QUERY}&oklahoma=1", None,
      'oklahoma: expected true or false, got "1"'),
-    ("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}&knock_limit=x5", None,
+    ("GET", f"{QUERY}&knock_limit=x5", None,
      'knock_limit: expected an integer written with the digits 0-9, like 10, got "x5"'),
-    ("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}&knock_limit=-{'9' * 5000}", None,
+    ("GET", f"{QUERY}&knock_limit=-{'9' * 5000}", None,
      "knock_limit: expected an integer of at most 4,300 digits, got 5,000"),  # it said "written with the digits"
     # a null item of a list is worded as a null field is, wherever the list is, and says what is expected
     ("POST", "/v1/games/score", {"hands": [None]}, "hands/0: may not be null: expected a JSON object"),
@@ -176,10 +179,42 @@ HINT = {"hand": TEN, "phase": "draw", "upcard": "4d", "discard_pile": ["4d", "Tc
      "rules/knock_limit: may not be null: expected an integer from 0 to 10"),
     ("POST", "/v1/hands/analyze", {"hand": TEN, "rules": {"shutout": None}},
      "rules/shutout: may not be null: expected one of double_bonus, double_score, none"),
+    # from a mutation run over the HTTP edge: a bounded list given as no list is refused as no list
+    ("POST", "/v1/games/score", {"hands": 5}, "hands: expected a list (a JSON array)"),
+    # a string of one card is no list of melds (not "a list of single cards")
+    ("POST", "/v1/layoffs", {"knocker_melds": "Qs", "defender": TEN}, "knocker_melds: expected a list (a JSON array)"),
+    # a list of the wrong length is refused for its count only once its items read: the faulty item is named
+    ("POST", "/v1/games/score", {"deals": [{"tables": [{"winner": 5, "points": 1}]}]},
+     "deals/0/tables/0/winner: expected 0 or 1 (the player or team that won the hand) or null (a drawn hand), got 5"),
+    # the note on a leading space only where the rest is an integer
+    ("GET", f"{QUERY}&knock_limit=%20abc", None,
+     'knock_limit: expected an integer written with the digits 0-9, like 10, got " abc"'),
+    # exactly Python's digit limit is read (and then refused by the range)
+    ("GET", f"{QUERY}&knock_limit={'1' * 4300}", None, "knock_limit: expected at most 10, got a 14282-bit integer"),
+    # unknown rule keys: three are named, a fourth is counted
+    ("POST", "/v1/hands/analyze", {"hand": TEN, "rules": {**EVERY_RULE, "x": 1, "y": 2, "z": 3}},
+     f"rules: expected at most {len(EVERY_RULE)} keys (`preset` and the {len(RULE_PARAMETERS)} rule parameters GET "
+     f'/v1/rules lists), got {len(EVERY_RULE) + 3}; not rule parameters: "x", "y", "z"'),
+    ("POST", "/v1/hands/analyze", {"hand": TEN, "rules": {**EVERY_RULE, "w": 0, "x": 1, "y": 2, "z": 3}},
+     f"rules: expected at most {len(EVERY_RULE)} keys (`preset` and the {len(RULE_PARAMETERS)} rule parameters GET "
+     f'/v1/rules lists), got {len(EVERY_RULE) + 4}; not rule parameters: "w", "x", "y" and 1 more'),
+    # with the preset at fault, the other parameters are not judged against the default rules
+    ("GET", "/v1/hands/analyze?hand=As,2s,3s&rules=tournament&oklahoma=true&eleven_card_deal=true", None,
+     'hand: a hand here has 10 or 11 cards, got 3; rules: unknown preset "tournament"; expected one of standard, '
+     "hoyle, online, traditional, gra, oklahoma, partnership"),
 ])
 def test_a_value_of_the_wrong_kind_is_shown_beside_what_was_expected(
         call: Call, method: str, url: str, body: dict[str, Any] | None, detail: str) -> None:
     assert _problem(call(method, url, json=body), 422)["detail"] == detail
+
+
+def test_query_integers_are_read_where_python_sets_no_digit_limit(call: Call) -> None:
+    most = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        assert call("GET", f"{QUERY}&knock_limit=5").status_code == 200
+    finally:
+        sys.set_int_max_str_digits(most)
 
 
 @pytest.mark.parametrize("media_type", ["application/json", "application/vnd.example+json", "APPLICATION/JSON"])
@@ -561,7 +596,7 @@ def test_body_faults_are_named_with_what_was_expected(call: Call, url: str, body
 ])
 def test_query_faults_name_their_parameter(call: Call, query: str, errors: list[dict[str, str]]) -> None:
     """Found by a mutation audit of the schemas: a rule's fault in a query names its parameter, as in a body."""
-    answer = call("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}{query}", template="/v1/hands/analyze")
+    answer = call("GET", f"{QUERY}{query}", template="/v1/hands/analyze")
     assert _problem(answer, 422)["errors"] == errors
 
 
@@ -569,7 +604,7 @@ def test_query_faults_name_their_parameter(call: Call, query: str, errors: list[
                                                     ("False", 10)])
 def test_a_query_boolean_is_read_in_any_letter_case(call: Call, written: str, knock_limit: int) -> None:
     """Python's requests writes ``True`` for a query's True."""
-    answer = call("GET", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}&upcard=3d&oklahoma={written}",
+    answer = call("GET", f"{QUERY}&upcard=3d&oklahoma={written}",
                   template="/v1/hands/analyze")
     assert answer.status_code == 200 and answer.get_json()["knock_limit"] == knock_limit
 
@@ -670,7 +705,7 @@ def test_a_query_string_of_raw_utf8_is_read(call: Call) -> None:
     assert response.status_code == 200
 
 
-@pytest.mark.parametrize("url", ["/v1/hands/analyze", f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}", "/v1/rules"])
+@pytest.mark.parametrize("url", ["/v1/hands/analyze", QUERY, "/v1/rules"])
 def test_a_body_beside_a_query_is_refused_not_ignored(call: Call, url: str) -> None:
     """The mirror of a query beside a body: a GET with a JSON body is told where its input goes."""
     problem = _problem(call("GET", url, json={"hand": TEN}), 422)

@@ -52,7 +52,7 @@ from service.core import (
     score_round,
 )
 from service.core.cards import check_card
-from service.core.game import IllegalMoveError, Table
+from service.core.game import HandOutcome, IllegalMoveError, Table
 from service.core.hints import HintStateError
 from service.core.knocks import knock_limit, report_hand
 from service.core.melds import analyze_drawn_hand, arrangements_within, merge_runs
@@ -610,6 +610,20 @@ def test_what_is_no_int_is_no_card(card: object) -> None:
     assert raised.value.field == "upcard"
 
 
+@pytest.mark.parametrize("hand", [1.5, "As 2s", None])
+def test_what_is_no_int_is_no_hand(hand: object) -> None:
+    with pytest.raises(CardError, match="is not a hand"):
+        check_hand(hand)  # type: ignore[arg-type]
+    with pytest.raises(CardError, match="is not a hand"):
+        score_round(hand, DEFENDER, Rules())  # type: ignore[arg-type]
+
+
+def test_player_0_deals_unless_another_is_named() -> None:
+    table = Table.deal(Rules(), list(ALL_CARDS))
+    shuffled = Table.shuffled(Rules(), random.Random(1))
+    assert (table.dealer, table.to_move) == (shuffled.dealer, shuffled.to_move) == (0, 1)
+
+
 def test_an_eleven_card_deal_with_a_knock_limit_of_0_leaves_both_unused() -> None:
     assert set(unused_parameters(Rules(knock_limit=0, eleven_card_deal=True))) >= {
         "first_turn", "undercut_bonus", "undercut_on_tie"}
@@ -624,7 +638,7 @@ def test_the_integer_parameters_bounds() -> None:
 
 @pytest.mark.parametrize("value", [
     HandRecord(0, 10), score_game([HandRecord(0, 10)], Rules()), report_hand(ELEVEN, Rules()), RULE_PARAMETERS[0],
-    PRESETS["gra"], analyze_drawn_hand(ELEVEN), analyze_drawn_hand(ELEVEN).options[0],
+    PRESETS["gra"], analyze_drawn_hand(ELEVEN), analyze_drawn_hand(ELEVEN).options[0], HandOutcome(None, None),
 ], ids=lambda value: type(value).__name__)
 def test_value_objects_are_frozen(value: object) -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
