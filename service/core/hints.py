@@ -505,10 +505,11 @@ def _check_turn_count(state: GameState, rules: Rules) -> None:
         last_thrown[card] = turn
     retaken = _taken_and_thrown(state, rules)
     if len(known) + len(retaken) > turns:
-        also = f"; it also took {' and '.join(retaken)}, which it then discarded" if retaken else ""
-        raise HintStateError("opponent_hand_known", f"{_count(len(known), 'card')} taken from the pile, but the "
-                             f"opponent has had {_count(turns, 'turn')} (one a discard) and takes at most one "
-                             f"card from the pile a turn{also}")
+        took = f"{_count(len(known), 'card')} taken from the pile, but the opponent" if not retaken else (
+            f"the opponent took {len(known) + len(retaken)} cards from the pile (the {len(known)} it holds, "
+            f"{' and '.join(retaken)}, which it then discarded) but")
+        raise HintStateError("opponent_hand_known", f"{took} has had {_count(turns, 'turn')} (one a discard) and "
+                             "takes at most one card from the pile a turn" + _upcard_doubt(state))
     upcard = None if rules.eleven_card_deal else _dealt_upcard(state)
     not_ours = hand_from_cards(thrown) | (0 if upcard is None else card_bit(upcard))
     in_pile = hand_from_cards(state.discard_pile) & ~not_ours
@@ -1004,9 +1005,9 @@ def _points(value: float, decimals: int = 1) -> str:
 
 
 def _decimals_below(value: float, bound: float) -> int:
-    """The fewest decimals (1 to 3) at which ``value`` reads below ``bound`` where both are rounded alike, so
-    that a reason never says "+8.0 ... less than 8"."""
-    return next((places for places in (1, 2) if round(value, places) < round(bound, places)), 3)
+    """The fewest decimals (1 to 9, as ``_points_apart`` tells values apart) at which ``value`` reads below
+    ``bound`` where both are rounded alike, so that a reason never says "+8.0 ... less than 8"."""
+    return next((places for places in range(1, 9) if round(value, places) < round(bound, places)), 9)
 
 
 def _continue_order(option: _Continue) -> tuple[float, int, int, Card]:

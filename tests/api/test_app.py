@@ -30,6 +30,7 @@ from .conftest import Call, check_problem_type
 
 TEN = "As 2s 3s 7h 7d 7c Kd Qd Jd 5c"
 QUERY = f"/v1/hands/analyze?hand={TEN.replace(' ', ',')}"
+DIGIT_LIMIT = sys.get_int_max_str_digits() or 4300  # the most digits int() reads (0: no limit)
 EVERY_RULE = {"preset": "standard", **{parameter.name: parameter.default for parameter in RULE_PARAMETERS}}
 
 
@@ -190,7 +191,8 @@ HINT = {"hand": TEN, "phase": "draw", "upcard": "4d", "discard_pile": ["4d", "Tc
     ("GET", f"{QUERY}&knock_limit=%20abc", None,
      'knock_limit: expected an integer written with the digits 0-9, like 10, got " abc"'),
     # exactly Python's digit limit is read (and then refused by the range)
-    ("GET", f"{QUERY}&knock_limit={'1' * 4300}", None, "knock_limit: expected at most 10, got a 14282-bit integer"),
+    ("GET", f"{QUERY}&knock_limit={'1' * DIGIT_LIMIT}", None,
+     f"knock_limit: expected at most 10, got a {int('1' * DIGIT_LIMIT).bit_length()}-bit integer"),
     # unknown rule keys: three are named, a fourth is counted
     ("POST", "/v1/hands/analyze", {"hand": TEN, "rules": {**EVERY_RULE, "x": 1, "y": 2, "z": 3}},
      f"rules: expected at most {len(EVERY_RULE)} keys (`preset` and the {len(RULE_PARAMETERS)} rule parameters GET "

@@ -508,11 +508,17 @@ def test_one_take_fewer_from_the_pile_is_a_state_that_can_happen(call: Call, sta
          "on the first move, a turn ahead of you): 3 discards of yours"),
         # from a black-box referee: the opponent's takes from the pile include the upcard it discarded, and a card
         # it discarded again, and it has one take a turn
-        (UPCARD_TAKEN_AND_THROWN, "#/opponent_hand_known", "2 cards taken from the pile, but the opponent has had 2 "
-         "turns (one a discard) and takes at most one card from the pile a turn; it also took the upcard 8s, which it "
-         "then discarded"),
-        (THROWN_AGAIN, "#/opponent_hand_known", "4 cards taken from the pile, but the opponent has had 4 turns (one a "
-         "discard) and takes at most one card from the pile a turn; it also took 7c again, which it then discarded"),
+        (UPCARD_TAKEN_AND_THROWN, "#/opponent_hand_known", "the opponent took 3 cards from the pile (the 2 it holds, "
+         "the upcard 8s, which it then discarded) but has had 2 turns (one a discard) and takes at most one card from "
+         "the pile a turn"),
+        (THROWN_AGAIN, "#/opponent_hand_known", "the opponent took 5 cards from the pile (the 4 it holds, 7c again, "
+         "which it then discarded) but has had 4 turns (one a discard) and takes at most one card from the pile a "
+         "turn"),
+        # the pile's top card given as the upcard: then the upcard is the likelier fault
+        ({**THROWN_AGAIN, "upcard": "7c", "opponent_hand_known": ["2d", "3d", "4c"]}, "#/opponent_hand_known",
+         "(the 3 it holds, the upcard 7c and 7c again, which it then discarded) but has had 4 turns (one a discard) "
+         "and takes at most one card from the pile a turn. Or is the upcard wrong? It is the deal's first face-up "
+         "card, at the bottom of the pile until taken: the pile's bottom card is 4d, not 7c"),
     ],
 )
 def test_impossible_states_are_422_naming_the_field(call: Call, change: dict[str, Any], pointer: str,
