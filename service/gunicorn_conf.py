@@ -10,6 +10,7 @@ import json
 import math
 import os
 import socket
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,35 @@ def listening_host(host: str) -> str:
     return host
 
 
+def access_log(path: str) -> str | None:
+    """``GUNICORN_ACCESS_LOG``: None when blank, ``-`` for standard output, else a file that can be appended to
+    (made if missing); a ValueError naming the variable otherwise (gunicorn's own refusal names only the path)."""
+    if not path:
+        return None
+    if path != "-":
+        try:
+            with open(path, "a", encoding="utf-8"):
+                pass
+        except OSError as error:
+            raise ValueError(f"GUNICORN_ACCESS_LOG {path!r} cannot be written: {error.strerror or error}") from None
+    return path
+
+
+def check_metrics_directory(directory: str) -> None:
+    """``PROMETHEUS_MULTIPROC_DIR``, when set, made if missing and shown to take a file; a ValueError naming the
+    variable otherwise (the master would fail only once listening, with a traceback)."""
+    if not directory:
+        return
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        raise ValueError(f"{observability.MULTIPROC_ENV} {directory!r} is not a directory")
+    try:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError as error:
+        raise ValueError(f"{observability.MULTIPROC_ENV} {directory!r} cannot hold the metrics: "
+                         f"{error.strerror or error}") from None
+
+
 def available_cpus(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
     """The CPUs this process may run on, capped by its cgroup's CPU limit (cgroup v2: ``quota period``, or
     ``max`` for none), rounded up."""
@@ -64,9 +94,10 @@ threads = environment_integer("GUNICORN_THREADS", 1, minimum=1)
 timeout = environment_integer("GUNICORN_TIMEOUT", 30, minimum=1)  # 0 would turn gunicorn's worker timeout off
 graceful_timeout = environment_integer("GUNICORN_GRACEFUL_TIMEOUT", 30)
 keepalive = environment_integer("GUNICORN_KEEPALIVE", 5)
-accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
+accesslog = access_log(os.environ.get("GUNICORN_ACCESS_LOG", ""))
 errorlog = "-"
 loglevel = log_level(os.environ.get("LOG_LEVEL") or "info", "LOG_LEVEL").lower()
+check_metrics_directory(os.environ.get(observability.MULTIPROC_ENV, ""))
 
 
 class JSONLogger(Logger):  # type: ignore[misc]  # gunicorn is untyped

@@ -325,15 +325,14 @@ def _labelled(labels: tuple[str, str, str]) -> tuple[Counter, Histogram]:
 def when_ready(server: Any) -> None:
     """gunicorn hook (master, once, its sockets bound, before the workers start): a clean metrics directory.
 
-    Uses ``$PROMETHEUS_MULTIPROC_DIR`` when set (e.g. an emptyDir volume; files of an earlier run
-    there are deleted), else a new temporary directory, which ``on_exit`` removes. A reload (HUP)
-    does not run this hook again, so totals survive it. A start that fails to bind ends before it, and
+    Uses ``$PROMETHEUS_MULTIPROC_DIR`` when set (e.g. an emptyDir volume; made and checked with the settings,
+    files of an earlier run there are deleted), else a new temporary directory, which ``on_exit`` removes. A
+    reload (HUP) does not run this hook again, so totals survive it. A start that fails to bind ends before it, and
     without ``on_exit``: an earlier hook's temporary directory was left behind.
     """
     global _created_metrics_dir
     directory = os.environ.get(MULTIPROC_ENV)
     if directory:
-        Path(directory).mkdir(parents=True, exist_ok=True)
         for stale in Path(directory).glob("*.db"):
             stale.unlink()
     else:

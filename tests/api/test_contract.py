@@ -183,7 +183,7 @@ def test_enums_that_are_shared_or_nullable_are_named_components(spec: dict[str, 
     for where, schema in _inline_schemas(spec):
         if any("$ref" in part for part in schema.get("allOf", schema.get("anyOf", []))):
             assert not {"type", "enum"} & schema.keys(), where
-    named_enums = {"PresetName", "OklahomaAce", "Shutout", "StockEndDiscard", "Player", "RoundWinner"}
+    named_enums = {"PresetName", "OklahomaAce", "Shutout", "StockEndDiscard", "FirstTurn", "Player", "RoundWinner"}
     assert named_enums <= spec["components"]["schemas"].keys()
 
 
@@ -403,6 +403,12 @@ def _free_port() -> int:
     ("PORT", "99999", "PORT must be at most 65535, got 99999"),
     ("GUNICORN_TIMEOUT", "0", "GUNICORN_TIMEOUT must be at least 1, got 0"),  # 0: no bound on a request
     ("HOST", "192.0.2.1", "HOST '192.0.2.1' cannot be listened on here: Cannot assign requested address"),
+    # These two were a traceback once the server listened, and gunicorn's "Error: Error: '...' isn't writable".
+    ("PROMETHEUS_MULTIPROC_DIR", "/dev/null/metrics",
+     "PROMETHEUS_MULTIPROC_DIR '/dev/null/metrics' cannot hold the metrics: Not a directory"),
+    ("PROMETHEUS_MULTIPROC_DIR", "/dev/null", "PROMETHEUS_MULTIPROC_DIR '/dev/null' is not a directory"),
+    ("GUNICORN_ACCESS_LOG", "/dev/null/access.log",
+     "GUNICORN_ACCESS_LOG '/dev/null/access.log' cannot be written: Not a directory"),
 ])
 def test_a_wrong_setting_stops_the_server_with_one_line_naming_it(name: str, value: str, message: str) -> None:
     """The app's own settings were read only when gunicorn loaded the app: a wrong one stopped it with a
