@@ -64,7 +64,8 @@ into undercuts.
 
 *Draws* compare taking the pile's top card (the best discard after it) with the expectation over
 the stock card, each scored the same way, so both sides are looked at to the same depth. A pile
-card that allows a knock worth more than ``knock_margin`` (or gin) is always taken. In the
+card that allows a knock worth more than ``knock_margin`` (or gin) is taken, unless (in the draw
+phase) the ten cards held allow as good a knock anyway, after a stock draw thrown back. In the
 ``first_upcard`` phase "pass" is scored like a stock draw.
 
 *Knocks, gin, big gin* are scored in expected points (``unit="points"``) against the sampled
@@ -123,7 +124,7 @@ from .cards import (
 from .errors import FieldError, describe_value
 from .knocks import KnockOption, can_finish, is_big_gin, knock_limit, knock_options, score_doubled
 from .layoffs import best_defence
-from .melds import Arrangement, Meld, best_arrangement, min_deadwood
+from .melds import Arrangement, Meld, best_arrangement, min_deadwood, optimal_arrangements
 from .rules import Rules, check_rules
 from .scoring import MOST_DEADWOOD, knock_net, knock_outcome, outcome_points
 
@@ -1432,6 +1433,8 @@ def _draw_hint(context: _Context) -> Hint:
     comparable = take.unit == stock.unit
     close = comparable and abs(_points_apart(take.evaluation, stock.evaluation)) < context.config.close_margin
     reason = _draw_reason(choice, top, take, stock)
+    if choice == stock_action and (held := _held_words(context, hand)) is not None:
+        reason += f" {held[0].upper()}{held[1:]}."
     layout = best_arrangement(hand)
     if choice == take_action:
         kept = hand | card_bit(top)
@@ -1560,12 +1563,14 @@ def _returned_card_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     card = format_card(top)
     stock = Alternative(Action("draw_stock"), -_stock_value(context, hand), "deadwood")
     knock_take = _take_to_knock(context, hand, top)
-    if knock_take is not None and context.worth_knocking(knock_take[0]):
+    if knock_take is not None and _take_to_knock_advised(context, hand, knock_take[0]):
         best, take = knock_take
         reason = f"Take {card}: it allows {_finish_name(best.action.type == 'big_gin', best.deadwood)} right away."
         return Hint(Action("take_upcard"), (take, stock), False, reason, best.arrangement, len(context.samples))
     why = "which it does not allow" if knock_take is None else \
         f"and that knock is not advised (expected {_points(knock_take[1].evaluation)} points)"
+    if (held := _held_words(context, hand)) is not None:
+        why += f"; {held}"
     reason = f"Draw from the stock: {card} came straight back and may be retaken only to knock, {why}."
     alternatives = (stock,) if knock_take is None else (stock, knock_take[1])
     return Hint(Action("draw_stock"), alternatives, False, reason, best_arrangement(hand), len(context.samples))
@@ -1580,12 +1585,45 @@ def _take_to_knock(context: _Context, hand: Hand, top: Card) -> tuple[_Knock, Al
     return best, replace(_knock_alternative(best, context), action=Action("take_upcard"), then_discard=best.action.card)
 
 
+def _held_knock(context: _Context, hand: Hand) -> _Knock | None:
+    """In the draw phase, the knock (or gin) that the ten cards ``hand`` allow after any stock draw, the card drawn
+    thrown back, laid out to score most; None when they are above the knock limit."""
+    deadwood = context.deadwood(hand)
+    if context.state.phase != "draw" or deadwood > context.limit:
+        return None
+    action = Action("gin" if deadwood == 0 else "knock")
+    return max((context.score_knock(action, layout) for layout in optimal_arrangements(hand)),
+               key=attrgetter("expected_points"))
+
+
+def _take_to_knock_advised(context: _Context, hand: Hand, knock: _Knock) -> bool:
+    """Whether to take the pile's top card for ``knock``: it is worth knocking, and it beats the knock that the ten
+    cards held allow anyway after a stock draw (taking a card to knock with more deadwood than that gives up
+    points; a pass in the first-upcard phase gives the opponent a turn first, so it is not such a draw)."""
+    held = _held_knock(context, hand)
+    if held is None:
+        return context.worth_knocking(knock)
+    better = _points_apart(knock.expected_points, held.expected_points) > 0 if context.samples else \
+        knock.deadwood < held.deadwood
+    return better and context.worth_knocking(knock)
+
+
+def _held_words(context: _Context, hand: Hand) -> str | None:
+    """How a reason tells the knock ``_held_knock`` finds, None if there is none."""
+    held = _held_knock(context, hand)
+    if held is None:
+        return None
+    kind = "go gin" if held.deadwood == 0 else f"knock with {held.deadwood} deadwood"
+    expected = f", expected {_points(held.expected_points)} points" if context.samples else ""
+    return f"the ten cards you hold {kind} after any stock draw (throwing back the card drawn){expected}"
+
+
 def _take_value(context: _Context, hand: Hand, top: Card) -> Alternative:
-    """Taking the pile's top card: a knock (or gin, or big gin) it allows right away, else the best discard
-    after it."""
+    """Taking the pile's top card: a knock (or gin, or big gin) it allows right away, if advised, else the best
+    discard after it."""
     rules = context.rules
     knock_take = _take_to_knock(context, hand, top)
-    if knock_take is not None and context.worth_knocking(knock_take[0]):
+    if knock_take is not None and _take_to_knock_advised(context, hand, knock_take[0]):
         return knock_take[1]
     drawn = hand | card_bit(top)
     forbidden = rules.banned_discard(top)

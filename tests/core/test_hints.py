@@ -12,6 +12,7 @@ import dataclasses
 import itertools
 import math
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -871,6 +872,51 @@ def test_takes_an_upcard_that_allows_a_knock_at_once() -> None:
     advice = hint(state, Rules(), config=replace(DEFAULT_CONFIG, samples=0))
     assert advice.action == Action("take_upcard") and advice.alternatives[0].then_discard == parse_card("Kc")
     assert advice.reason == "Take 7s: it allows a knock with 1 deadwood right away."
+
+
+HOLDS_A_KNOCK = GameState(hand=cards("3d 3h 3s 4d 7d 7s 7h Qs Qh Qd"), phase="draw", upcard=parse_card("4s"),
+                          discard_pile=cards("4s Kc"), stock_count=30, opponent_discards=cards("Kc"))
+"""Ten cards that knock with 4 after any stock draw; Kc allows a knock only with 10 (discarding 4d)."""
+
+
+def test_a_pile_card_is_not_taken_to_knock_with_more_deadwood_than_the_hand_already_knocks_with() -> None:
+    """An integrator's audit: the take to knock with Kc (worth more than the knock margin) was advised, though a
+    stock draw thrown back knocks with 4 and scores more; 20 of 60 such states took the card."""
+    advice = hint(HOLDS_A_KNOCK, Rules(), seed=1, config=FAST)
+    assert advice.action == Action("draw_stock")
+    take = advice.alternatives[1]
+    assert take.action == Action("take_upcard") and take.unit == "deadwood" and take.then_discard == parse_card("4d")
+    assert re.fullmatch(r"Draw from the stock: Kc does not help enough \(.*\)\. The ten cards you hold knock with 4 "
+                        r"deadwood after any stock draw \(throwing back the card drawn\), expected \+\d+\.\d points\.",
+                        advice.reason)
+    no_samples = hint(HOLDS_A_KNOCK, Rules(), config=replace(DEFAULT_CONFIG, samples=0))
+    assert no_samples.action == Action("draw_stock")
+    assert no_samples.reason.endswith("knock with 4 deadwood after any stock draw (throwing back the card drawn).")
+
+
+def test_a_pile_card_that_knocks_with_less_than_the_hand_holds_is_still_taken() -> None:
+    state = GameState(hand=cards("As 2s 3s 4s 7h 8h 9h Th 5c 2c"), phase="draw", upcard=parse_card("Jc"),
+                      discard_pile=cards("Jc 5s"), stock_count=30, opponent_discards=cards("5s"))
+    advice = hint(state, Rules(), config=replace(DEFAULT_CONFIG, samples=0))  # knocks whenever it may
+    assert advice.action == Action("take_upcard") and advice.alternatives[0].then_discard == parse_card("5c")
+    assert advice.reason == "Take 5s: it allows a knock with 2 deadwood right away."
+    # Offered the first upcard, a pass is no stock draw of ours (the other player may take the card, or play a
+    # turn, first): the ten cards held do not stand in for it, and a knock with the card is made as before.
+    first_upcard = replace(HOLDS_A_KNOCK, phase="first_upcard", upcard=parse_card("Kc"), discard_pile=cards("Kc"),
+                           stock_count=31, opponent_discards=())
+    assert hint(first_upcard, Rules(), config=replace(DEFAULT_CONFIG, samples=0)).action == Action("take_upcard")
+
+
+def test_a_returned_card_is_not_retaken_to_knock_no_better_than_the_hand_holds() -> None:
+    """GRA: Kc came straight back and may be retaken only to knock, which it allows only by throwing Kc again:
+    the very knock the ten cards make after any stock draw, so the stock, with its chance of better, is drawn."""
+    state = replace(HOLDS_A_KNOCK, upcard=parse_card("5c"), discard_pile=cards("5c Kc"), returned_discard=True)
+    advice = hint(state, resolve_rules("gra"), seed=1, config=FAST)
+    assert advice.action == Action("draw_stock")
+    assert advice.alternatives[1].then_discard == parse_card("Kc")
+    assert advice.reason.startswith("Draw from the stock: Kc came straight back and may be retaken only to knock, "
+                                    "and that knock is not advised (expected +")
+    assert "; the ten cards you hold knock with 4 deadwood after any stock draw" in advice.reason
 
 
 def test_goes_gin_when_it_can() -> None:
