@@ -489,9 +489,10 @@ class HintRequest(RequestSchema):
         "`stock_end_discard`: take the last discard to knock, or pass and the hand is a draw); `discard`: discard, "
         "knock, gin or big gin."})
     upcard = CardField(allow_none=True, metadata={
-        "description": "The deal's first upcard (it sets Oklahoma's knock limit). Optional outside Oklahoma, "
-        "where the pile's bottom card may be it; none in an eleven-card deal (rule `eleven_card_deal`), whose "
-        "first turn is the non-dealer's discard from 11 cards."})
+        "description": "The deal's first upcard, wherever it went since (the pile, your hand, the opponent's): "
+        "give it for the whole hand. It sets Oklahoma's knock limit, and the state's checks count the pile "
+        "takes with it; outside Oklahoma it may be left out. None in an eleven-card deal (rule "
+        "`eleven_card_deal`), whose first turn is the non-dealer's discard from 11 cards."})
     discard_pile = BoundedList(CardField(), load_default=list, validate=Length(0, 52), metadata={
         "uniqueItems": True, "description": "The discard pile, oldest first; its last card is the one that can be "
         "taken."})

@@ -1306,7 +1306,7 @@ def _discard_hint(context: _Context) -> Hint:
         close = len(knocks) > 1 and _points_apart(knocks[0].expected_points, knocks[1].expected_points) < CLOSE_POINTS
         near_the_margin = _points_apart(best_knock.expected_points, threshold) < CLOSE_TO_THE_MARGIN
         close = close or (best_knock.deadwood > 0 and bool(context.samples) and not only_to_knock and near_the_margin)
-        why = "the card taken may be kept only to knock" if only_to_knock else \
+        why = "the card was taken only to knock, so no plain discard is allowed" if only_to_knock else \
             _stock_end_knock_text(rules) if stock_ends else \
             "knocking now beats waiting while the opponent improves" if play_on is None else \
             f"with one draw left, playing on is expected to bring no more ({_points(play_on)} points)"
@@ -1521,7 +1521,7 @@ def _best_last_turn(context: _Context, hand: Hand, taken: Card | None, stock_cou
                     knock_only: bool = False) -> Alternative | None:
     """The best move of an eleven-card ``hand`` on our last turn (``taken`` from the pile, if so), with
     ``stock_count`` cards left: gin or big gin if it can, else the knock or the discard expected to score more
-    (with ``knock_only``, the card taken may be kept only to knock: the best knock, None if none)."""
+    (with ``knock_only``, the card was taken only to knock: the best knock, None if none)."""
     knocks = _knocks_at_once(context, hand, taken)
     if knocks and knocks[0].deadwood == 0:
         return _knock_alternative(knocks[0], context)
@@ -1670,7 +1670,7 @@ def _knock_reason(knock: _Knock, why: str) -> str:
 def _last_turn_text(context: _Context, best_end: Alternative | None) -> str:
     """Why a knock on our last turn beats the best discard without one (``best_end``)."""
     if best_end is None:
-        return "the card taken may be kept only to knock"
+        return "the card was taken only to knock, so no plain discard is allowed"
     if context.state.stock_count <= context.rules.stock_end:
         if context.rules.stock_end_discard == "draw":
             return _stock_end_knock_text(context.rules)

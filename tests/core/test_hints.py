@@ -1631,7 +1631,9 @@ def test_a_knock_with_a_card_that_may_be_taken_only_to_knock_is_no_close_call() 
                       (), cards("7c"), drawn_from_discard=parse_card("7c"), returned_discard=True)
     advice = hint(state, resolve_rules("gra"), config=replace(DEFAULT_CONFIG, samples=8))
     assert advice.action == Action("knock", parse_card("9h")) and advice.close_call is False
-    assert advice.reason.endswith("; the card taken may be kept only to knock.")  # not "beats waiting": it may not
+    # Not "beats waiting": it may not wait. (It said the card "may be kept only to knock", which read wrong where
+    # the knock discards that very card: an integrator's audit.)
+    assert advice.reason.endswith("; the card was taken only to knock, so no plain discard is allowed.")
 
 
 def test_an_infinite_knock_margin_is_named_as_such() -> None:
