@@ -102,9 +102,9 @@ def layoffs(knocker_melds: Sequence[Meld], report: LayoffReport) -> JSON:
             **defender(report.best)}
 
 
-def round_score(result: RoundResult) -> JSON:
-    """A scored round, both sides laid out."""
-    return {
+def round_score(result: RoundResult, knocker_seat: int | None = None) -> JSON:
+    """A scored round, both sides laid out; with the knocker's seat, also as a game's hand record."""
+    answer: JSON = {
         "outcome": result.outcome,
         "winner": result.winner,
         "points": result.points,
@@ -115,6 +115,11 @@ def round_score(result: RoundResult) -> JSON:
         "knocker": arrangement(result.knocker),
         "defender": defender(result.defender),
     }
+    if knocker_seat is not None:
+        seats = {"knocker": knocker_seat, "defender": 1 - knocker_seat, None: None}
+        answer["game_hand"] = {"winner": seats[result.winner], "points": result.points,
+                               "extra_boxes": result.extra_boxes}
+    return answer
 
 
 def game_score(hands: Sequence[HandRecord], result: GameResult) -> JSON:

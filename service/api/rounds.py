@@ -24,6 +24,8 @@ EXAMPLES = {
               "value": {"knocker": KNOCKER, "defender": DEFENDER,
                         "knocker_melds": [["As", "2s", "3s"], ["7h", "7d", "7c"], ["Jd", "Qd", "Kd"]],
                         "rules": "traditional"}},
+    "seat": {"summary": "The knocker sits in seat 1 of the game: the answer's game_hand is ready for /v1/games/score",
+             "value": {"knocker": KNOCKER, "defender": DEFENDER, "knocker_seat": 1}},
 }
 ANSWERS = {"best": {"summary": "A knock", "value": render.round_score(
     score_round(parse_hand(KNOCKER), parse_hand(DEFENDER), resolve_rules()))}}
@@ -45,4 +47,5 @@ class ScoreRound(MethodView):
         return jsonify(render.round_score(score_round(
             args["knocker"], args["defender"], args["rules"], knocker_melds=args.get("knocker_melds"),
             upcard=args.get("upcard"), discard=args.get("discard"),
-            drawn_from_discard=args.get("drawn_from_discard"), taken_at_stock_end=args["taken_at_stock_end"])))
+            drawn_from_discard=args.get("drawn_from_discard"), taken_at_stock_end=args["taken_at_stock_end"]),
+            knocker_seat=args.get("knocker_seat")))

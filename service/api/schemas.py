@@ -296,6 +296,10 @@ class RoundScoreRequest(RequestSchema):
         "description": "The card the knocker took from the discard pile this turn, if any: it may not be the "
         "discard unless `discard_pickup_allowed` (at the stock end, see `taken_at_stock_end`)."})
     taken_at_stock_end = BooleanField(load_default=False, metadata={"description": TAKEN_AT_STOCK_END})
+    knocker_seat = IntegerField(allow_none=True, validate=OneOf(PLAYERS, error="expected 0 or 1, got {input}"),
+                                metadata=refer_to(PLAYER_REF, "The knocker's player (or team) number in "
+                                "`/v1/games/score`: given, the answer's `game_hand` is the hand's result as that "
+                                "endpoint takes it."))
     rules = RulesField(load_default=resolve_rules)
 
     @validates_schema(pass_original=True)
@@ -731,6 +735,9 @@ class RoundScore(Schema):
         "that touch joined) and its deadwood."})
     defender = fields.Nested(Defender, required=True, metadata={
         "description": "The defender's best melds and layoffs, and its deadwood."})
+    game_hand = fields.Nested(lambda: HandResult(), metadata={
+        "description": "Only with `knocker_seat`: the round as one of `/v1/games/score`'s `hands` (or a deal's "
+        "`tables`), its winner given as that player's (or team's) number."})
 
 
 class ScoredHand(Schema):

@@ -201,6 +201,35 @@ def test_illegal_knock_says_deadwood_and_limit(call: Call) -> None:
     assert "31" in problem["detail"] and "10" in problem["detail"]
 
 
+def test_a_round_with_the_knockers_seat_is_a_hand_the_game_score_takes(call: Call) -> None:
+    """Integrators mapped knocker and defender to seats by hand (two audits named it their likeliest mistake): with
+    ``knocker_seat`` the answer's ``game_hand`` goes into ``/v1/games/score`` as it is."""
+    rules = {"preset": "oklahoma", "oklahoma_extra_boxes": True, "undercut_on_tie": False}
+    rounds: list[tuple[dict[str, Any], dict[str, Any]]] = [  # a knock by seat 1, an undercut of seat 0's knock, a
+        # tie that scores nothing, gin on a spade
+        ({"knocker": KNOCKER, "defender": DEFENDER, "knocker_seat": 1, "upcard": "5h"}, {"winner": 1, "points": 32}),
+        ({"knocker": "As 2s 3s 7h 7d 7c Kd Qd Jd 9c", "defender": "4s 5s 6s 8h 9h Th 4d 4c 4h Ac", "knocker_seat": 0,
+          "upcard": "9d"}, {"winner": 1, "points": 8 + 10, "extra_boxes": 1}),
+        ({"knocker": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c", "defender": "4s 5s 6s 8h 9h Th 4d 4c 4h 5d", "knocker_seat": 0,
+          "upcard": "6h"}, {"winner": None, "points": 0}),
+        ({"knocker": "As 2s 3s 4s 7h 7d 7c Kd Qd Jd", "defender": "5s 6s 8h 9h Th 4d 4c 9c Tc Qc", "knocker_seat": 1,
+          "upcard": "8s"}, {"winner": 1, "points": 2 * (20 + 48), "extra_boxes": 4}),
+    ]
+    game_hands = []
+    for body, expected in rounds:
+        answer = call("POST", "/v1/rounds/score", json={**body, "rules": rules}).get_json()
+        assert answer["game_hand"] == {"extra_boxes": 0, **expected}, answer
+        game_hands.append(answer["game_hand"])
+    game = call("POST", "/v1/games/score", json={"hands": game_hands, "rules": rules})
+    assert game.status_code == 200 and game.get_json()["running_totals"][-1] == [0, 32 + 18 + 136]
+    assert "game_hand" not in call("POST", "/v1/rounds/score", json={"knocker": KNOCKER, "defender": DEFENDER,
+                                                                    "knocker_seat": None}).get_json()
+    for seat, detail in ((2, "expected 0 or 1, got 2"), (True, "expected an integer, like 10, got true")):
+        problem = call("POST", "/v1/rounds/score", json={"knocker": KNOCKER, "defender": DEFENDER,
+                                                         "knocker_seat": seat}).get_json()
+        assert problem["errors"] == [{"pointer": "#/knocker_seat", "detail": detail}]
+
+
 def test_game_totals_and_bonuses(call: Call) -> None:
     hands = [{"winner": 0, "points": 60}, {"winner": None, "points": 0}, {"winner": 1, "points": 30},
              {"winner": 0, "points": 45}]
