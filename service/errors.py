@@ -15,7 +15,13 @@ from urllib.parse import quote, unquote
 
 from flask import Flask, Response, current_app, request
 from marshmallow import ValidationError
-from werkzeug.exceptions import ClientDisconnected, HTTPException, InternalServerError, UnsupportedMediaType
+from werkzeug.exceptions import (
+    ClientDisconnected,
+    HTTPException,
+    InternalServerError,
+    RequestEntityTooLarge,
+    UnsupportedMediaType,
+)
 
 from .core.cards import CardError
 from .core.errors import FieldError, GinError, describe_value, one_line
@@ -146,6 +152,10 @@ def _allowed(error: HTTPException) -> str:
     return ", ".join(sorted(getattr(error, "valid_methods", None) or ()))
 
 
+class TooManyWrittenNumbers(RequestEntityTooLarge):
+    """A 413 for a body within the size limit that holds more numbers to read exactly than any request needs."""
+
+
 class UnsupportedBodyEncoding(UnsupportedMediaType):
     """A JSON body compressed, or in a charset other than UTF-8: a 415 that says which, and that the
     service reads bodies uncompressed (``Accept-Encoding: identity``, RFC 9110)."""
@@ -161,7 +171,7 @@ def _http_detail(error: HTTPException) -> str:
         return f"{request.method} is not allowed on {request.path}; allowed: {_allowed(error)}"
     if error.code == 404:
         return f"no resource at {request.path}; see /docs/"
-    if error.code == 413:
+    if error.code == 413 and not isinstance(error, TooManyWrittenNumbers):
         return f"the request body is larger than the limit of {request.max_content_length} bytes"
     if error.code == 415 and not isinstance(error, UnsupportedBodyEncoding):
         return "the request body must be JSON, sent with Content-Type: application/json"

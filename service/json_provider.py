@@ -9,7 +9,8 @@ a fraction or an exponent as a double, so ``4.9999999999999999`` would be 5 and 
 it refuses ``1e400``. A body that may hold such a number is read again with ``json``: a whole
 number within 64 bits (``5.0``, ``5e0``) is then the ``int`` it is, as in JSON Schema, and any
 other number (a fraction, or ``1e400``) a ``WrittenNumber``: a ``Decimal`` that shows itself as
-written, for the fields to refuse or take.
+written, for the fields to refuse or take. Each costs some 40 times the bytes it was written in, so a body
+with more than ``WRITTEN_NUMBERS_LIMIT`` of them is refused (413) before that reading.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import json
 import re
 import sys
 from decimal import Decimal, InvalidOperation
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -25,11 +27,15 @@ from flask import Response, current_app
 from flask.json.provider import JSONProvider
 
 from .core.rules import is_whole
+from .errors import TooManyWrittenNumbers
 
 _INEXACT = re.compile(rb"\d(?:[.eE]|\d{18})")
 """Where a number may not be held exactly by orjson: a fraction, an exponent, or an integer of 19 digits or
 more (past 64 bits, signed or not, orjson reads a double; text in a string may match too, which costs only the
 second reading)."""
+WRITTEN_NUMBERS_LIMIT = 10_000
+"""The most places ``_INEXACT`` may match in a body (a batch of 1,000 hands, each with its rules' eight numbers
+written ``5.0``, needs 8,000; 2 MiB of ``1.5,`` held 500,000, which took a worker's memory past 150 MB)."""
 _LEAST_INT, _PAST_INT = -(2**63), 2**64
 """A whole number from the least signed 64-bit integer up to the greatest unsigned one is an ``int``."""
 _NUMBER = re.compile(rb"((?:^|[\[:,])\s*)(-?\d[\d.eE+-]*)")
@@ -57,16 +63,21 @@ class OrjsonProvider(JSONProvider):
 
 
 def load_request_body(data: bytes) -> Any:
-    """Parse a request body, its numbers exactly (a JSON error is a ``json.JSONDecodeError``)."""
+    """Parse a request body, its numbers exactly (a JSON error is a ``json.JSONDecodeError``; too many numbers to
+    read exactly, ``TooManyWrittenNumbers``)."""
+    if _INEXACT.search(data) is None:
+        return orjson.loads(data)
     try:
-        value = orjson.loads(data)
+        orjson.loads(data)  # checked (syntax, nesting) and let go before the exact reading
     except orjson.JSONDecodeError as error:
         if not error.msg.startswith("number is infinity"):
             raise
         # Past the number where orjson stopped, it checks the rest with every number made 0, at the same places.
         orjson.loads(_NUMBER.sub(lambda number: number[1] + b"0".ljust(len(number[2])), data))
-        return _exact_loads(data)
-    return _exact_loads(data) if _INEXACT.search(data) else value
+    if next(islice(_INEXACT.finditer(data), WRITTEN_NUMBERS_LIMIT, None), None) is not None:
+        raise TooManyWrittenNumbers(f"the request body holds more than {WRITTEN_NUMBERS_LIMIT:,} numbers with a "
+                                    "fraction or an exponent (or of 19 digits or more), more than any request needs")
+    return _exact_loads(data)
 
 
 class WrittenNumber(Decimal):

@@ -11,7 +11,10 @@ from hypothesis import strategies as st
 from marshmallow import ValidationError
 
 from service.api.fields import IntegerField, NumberField, Range
-from service.json_provider import WrittenNumber, load_request_body
+from service.errors import TooManyWrittenNumbers
+from service.json_provider import WRITTEN_NUMBERS_LIMIT, WrittenNumber, load_request_body
+
+from .conftest import Call
 
 
 @pytest.mark.parametrize(("text", "number"), [
@@ -95,3 +98,25 @@ def test_every_number_is_read_as_the_number_written(numbers: list[str], padding:
             assert type(number) is int and number == exact
         else:
             assert isinstance(number, WrittenNumber) and number == exact and str(number) == text
+
+
+def test_a_body_with_more_numbers_to_read_exactly_than_any_request_needs_is_refused(call: Call) -> None:
+    """A security audit: 2 MiB of ``1.5,`` (500,000 numbers, each read again as a WrittenNumber) cost 0.77 s and
+    took a worker past 150 MB of memory, which it kept, for a 422."""
+    def body(fractions: int) -> str:
+        return '{"hands": [], "x": [' + ",".join(["1.5"] * fractions) + "]}"
+
+    assert len(load_request_body(body(WRITTEN_NUMBERS_LIMIT).encode())["x"]) == WRITTEN_NUMBERS_LIMIT
+    with pytest.raises(TooManyWrittenNumbers):
+        load_request_body(body(WRITTEN_NUMBERS_LIMIT + 1).encode())
+    with pytest.raises(TooManyWrittenNumbers):  # integers past 64 bits are read again too
+        load_request_body(("[" + ",".join(["1" * 19] * (WRITTEN_NUMBERS_LIMIT + 1)) + "]").encode())
+    response = call("POST", "/v1/hands/analyze/batch", data=body(WRITTEN_NUMBERS_LIMIT + 1),
+                    content_type="application/json")
+    assert response.status_code == 413 and response.get_json()["detail"] == (
+        "the request body holds more than 10,000 numbers with a fraction or an exponent (or of 19 digits or more), "
+        "more than any request needs")
+    rules = dict.fromkeys(("knock_limit", "gin_bonus", "undercut_bonus", "target", "game_bonus", "box_bonus",
+                           "stock_end", "big_gin_bonus"), 5.0)  # every integer rule parameter written as 5.0
+    batch = {"hands": [{"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c", "rules": rules}] * 1000}
+    assert call("POST", "/v1/hands/analyze/batch", json=batch).status_code == 200

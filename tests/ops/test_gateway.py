@@ -225,6 +225,29 @@ def test_a_burst_is_rate_limited_with_problems(gateway: Gateway) -> None:
     time.sleep(2.5)  # let the bucket refill for the next test
 
 
+def test_batches_have_their_own_rate_limit(gateway: Gateway) -> None:
+    """A security audit: a batch of 1,000 dense hands costs a worker some 0.75 s, so two connections looping them
+    (2 to 4 requests a second, far inside the 50 a second of every path) took another client's answers from 2 ms
+    to a second. One batch at a time per client, 2 a second with bursts of 4; other paths stay open meanwhile."""
+    batch = json.dumps({"hands": [{"hand": HAND}]}).encode()
+    statuses = [exchange(gateway.port, "POST", "/v1/hands/analyze/batch", batch, JSON).status for _ in range(8)]
+    assert statuses[:5] == [200] * 5 and 429 in statuses[5:]  # the burst of 4 beyond the first, then refused
+    limited = exchange(gateway.port, "POST", "/v1/hands/analyze/batch", batch, JSON)
+    assert (limited.status, limited.headers["Content-Type"]) == (429, "application/problem+json")
+    assert exchange(gateway.port, "POST", ANALYZE, GOOD, JSON).status == 200
+    time.sleep(2.5)  # let the bucket refill for the next test
+    dense = json.dumps({"hands": [{"hand": "As Ah Ad Ac 3s 3h 3d 3c 4s 4d 4c"}] * 1000}).encode()
+    replies: list[int] = []
+    threads = [threading.Thread(target=lambda: replies.append(
+        exchange(gateway.port, "POST", "/v1/hands/analyze/batch", dense, JSON).status)) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert 200 in replies and 429 in replies  # not all three at once
+    time.sleep(2.5)
+
+
 def test_stopping_a_replica_under_load_fails_no_request(gateway: Gateway) -> None:
     statuses: list[int | str] = []
     stop = threading.Event()
