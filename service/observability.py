@@ -296,6 +296,12 @@ def _route(flask_request: Any, url_map: Map) -> str:
     return UNMATCHED_ENDPOINT
 
 
+LOGGED_PATH_LIMIT = 512
+"""The most characters of a path a request-log line holds (``path_length`` then gives the whole length): with
+each character escaped (6 bytes) and the longest request id, the line stays within the 4,096 bytes that a pipe
+writes at once, so the lines of several workers never interleave (a path may be some 8,000 characters)."""
+
+
 def _record(environ: WSGIEnvironment, request_id: str, status: str, route: str, flask_request: Any,
             duration: float) -> None:
     """Count and time one answered request (``route`` from ``_route``), and log it."""
@@ -303,15 +309,19 @@ def _record(environ: WSGIEnvironment, request_id: str, status: str, route: str, 
     requests, latency = _labelled((method if method in KNOWN_METHODS else "OTHER", route, status))
     requests.inc()
     latency.observe(duration)
-    request_log.write({
+    path = environ.get("PATH_INFO", "") if flask_request is None else flask_request.path
+    entry = {
         "time": _utc_timestamp(time.time()),
         "request_id": request_id,
         "method": method,
-        "path": environ.get("PATH_INFO", "") if flask_request is None else flask_request.path,
+        "path": path[:LOGGED_PATH_LIMIT],
         "status": int(status),
         "duration_ms": round(duration * 1000, 3),
         "remote_addr": environ.get("REMOTE_ADDR"),
-    })
+    }
+    if len(path) > LOGGED_PATH_LIMIT:
+        entry["path_length"] = len(path)
+    request_log.write(entry)
 
 
 @functools.cache

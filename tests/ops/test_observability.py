@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 from flask import Flask, abort, request
 from flask.testing import FlaskClient
@@ -168,6 +170,20 @@ def test_the_log_line_names_the_peer_and_the_decoded_path(client: FlaskClient, l
     client.get("/fail/caf%C3%A9", environ_base={"REMOTE_ADDR": "10.1.2.3"})
     [line] = logged()
     assert (line["remote_addr"], line["path"], line["status"]) == ("10.1.2.3", "/fail/café", 404)
+
+
+def test_a_long_path_is_logged_cut_short_so_that_every_line_is_written_at_once(
+        client: FlaskClient, logged: LogReader) -> None:
+    """A security audit: 8,000-character paths made log lines longer than a pipe writes at once (4 KiB), and
+    under load half the lines of a slow reader's pipe were spliced into one another."""
+    path = "/" + "%01" * 3000  # 3,001 characters, each escaped in JSON as 6 bytes
+    client.get(path, headers={"X-Request-ID": '"' * 128})
+    [line] = logged()
+    assert line["path"] == "/" + "\x01" * (observability.LOGGED_PATH_LIMIT - 1) and line["path_length"] == 3001
+    written = orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
+    assert len(written) <= select.PIPE_BUF == 4096
+    client.get("/" + "x" * (observability.LOGGED_PATH_LIMIT - 1))
+    assert "path_length" not in logged()[0]
 
 
 @pytest.mark.parametrize("given", [None, "", "has space", "x" * 129, "naïve", 'tab\t"}{', "del\x7f"])
