@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from service.core.cards import ALL_CARDS, Card, Hand, card_value, hand_value, make_card
@@ -89,9 +89,24 @@ def test_an_added_card_costs_at_most_its_value(hand: Hand, card: Card) -> None:
     assert min_deadwood(hand | 1 << card) <= min_deadwood(hand) + card_value(card)
 
 
+def meld_makers(hand: Hand) -> list[Card]:
+    """The cards not in ``hand`` that extend a meld of its best arrangement or complete one with its deadwood
+    (by the reference)."""
+    arrangement = best_arrangement(hand)
+    dead = ref.from_bits(arrangement.deadwood_cards)
+    return [card for card in ALL_CARDS if not hand >> card & 1 and (
+        any(ref.is_meld(ref.from_bits(meld | 1 << card)) for meld in arrangement.melds)
+        or any(ref.from_card(card) in group for group in ref.melds(dead | {ref.from_card(card)})))]
+
+
 @PROPERTY
-@given(ANY_HAND, CARD)
-def test_a_card_that_extends_or_completes_a_meld_never_raises_deadwood(hand: Hand, card: Card) -> None:
+@given(ANY_HAND, st.data())
+def test_a_card_that_extends_or_completes_a_meld_never_raises_deadwood(hand: Hand, data: st.DataObject) -> None:
+    # Half of the cards are drawn among those that extend or complete a meld: a card from anywhere did in 24 of
+    # 300 examples (a test audit).
+    makers = meld_makers(hand)
+    among_makers = bool(makers) and data.draw(st.booleans())
+    card = data.draw(st.sampled_from(makers)) if among_makers else data.draw(CARD)
     assume(not hand >> card & 1)
     arrangement = best_arrangement(hand)
     grown = hand | 1 << card
@@ -100,6 +115,7 @@ def test_a_card_that_extends_or_completes_a_meld_never_raises_deadwood(hand: Han
     dead = ref.from_bits(arrangement.deadwood_cards)
     new = ref.from_card(card)
     completed = [group for group in ref.melds(dead | {new}) if new in group]
+    event(f"extends a meld: {extends}; completes one: {bool(completed)}")
     if extends:
         assert min_deadwood(grown) <= min_deadwood(hand)
     for group in completed:
