@@ -897,14 +897,16 @@ class HintAlternative(Schema):
         "30 + (d - 30) / 2 above 30."})
     unit = fields.String(required=True, validate=OneOf(["points", "deadwood"]), metadata={
         "description": "`points` for knocks, gin and big gin, for a take the engine would follow at once with a "
-        "knock or gin, and for every move of the last turn (one card above "
+        "knock or gin, for a stock draw when the ten cards held already knock (or go gin) after it, throwing the "
+        "card drawn, with a knock worth making (its value is then that knock's: at least what the draw brings), "
+        "and for every move of the last turn (one card above "
         "the stock's end, when no draw of yours follows: a discard is then worth what the opponent's last turn "
         "costs you); `deadwood` otherwise."})
     deadwood = fields.Integer(required=True, allow_none=True, metadata={
         "description": "Deadwood of the ten cards kept."})
     expected_points = fields.Float(required=True, allow_none=True, metadata={
-        "description": "Knocks, takes followed at once by a knock or gin, and every move of the last turn: the "
-        "expected score of the hand."})
+        "description": "Knocks, takes followed at once by a knock or gin, a stock draw valued at the knock held, "
+        "and every move of the last turn: the expected score of the hand."})
     undercut_risk = fields.Float(required=True, allow_none=True, metadata={
         "description": "Knocks, and takes followed at once by a knock: the chance of being undercut."})
     outs = fields.List(_card(), required=True, metadata={

@@ -64,9 +64,11 @@ into undercuts.
 
 *Draws* compare taking the pile's top card (the best discard after it) with the expectation over
 the stock card, each scored the same way, so both sides are looked at to the same depth. A pile
-card that allows a knock worth more than ``knock_margin`` (or gin) is taken, unless (in the draw
-phase) the ten cards held allow as good a knock anyway, after a stock draw thrown back. In the
-``first_upcard`` phase "pass" is scored like a stock draw.
+card that allows a knock is taken when the discard phase after it would knock (a knock worth more
+than ``knock_margin``, or gin; with one draw left, one worth what playing on brings), unless, in the
+draw phase, the ten cards held allow as good a knock anyway, after a stock draw thrown back. Where
+they allow a knock worth making, the stock draw is valued in points at that knock, as the take is
+at its own. In the ``first_upcard`` phase "pass" is scored like a stock draw.
 
 *Knocks, gin, big gin* are scored in expected points (``unit="points"``) against the sampled
 opponent hands: the defender's best melds and layoffs (``layoffs.best_defence``), the undercut
@@ -952,9 +954,9 @@ class _Context:
                 or _points_apart(knock.expected_points, self.config.knock_margin) > 0)
 
     def one_draw_left(self) -> bool:
-        """Whether one draw of ours is left after this discard: the opponent draws next, then we make the hand's
-        last draw of ours."""
-        return self.state.phase == "discard" and 2 <= self.state.stock_count - self.rules.stock_end <= 3
+        """Whether one draw of ours is left after this turn's discard (in the draw phase: the discard after a take,
+        which leaves the stock as it is): the opponent draws next, then we make the hand's last draw of ours."""
+        return self.state.phase in ("draw", "discard") and 2 <= self.state.stock_count - self.rules.stock_end <= 3
 
     def defender_deadwood(self, melds: tuple[Meld, ...], hand: Hand) -> int:
         """The defender's least deadwood against a knock with ``melds`` (after its layoffs), memoised:
@@ -1416,25 +1418,27 @@ def _draw_hint(context: _Context) -> Hint:
     if take_only_to_knock(state, context.rules):
         return _returned_card_hint(context, hand, state.discard_pile[-1])
     stock_action = Action("pass") if state.phase == "first_upcard" else Action("draw_stock")
-    stock_value = _stock_value(context, hand)
-    stock = Alternative(stock_action, -stock_value, "deadwood")
+    held = _held_knock_worth_making(context, hand)
+    stock = _stock_alternative(context, hand, stock_action, held)
     if checked.refused_upcard:
         return Hint(stock_action, (stock,), False, "The refused first upcard may not be taken now: draw from the "
                     "stock.", best_arrangement(hand), len(context.samples))
     top = state.discard_pile[-1] if state.discard_pile else state.upcard
     assert top is not None
-    take = _take_value(context, hand, top)
+    take = _take_value(context, hand, top, knocks_held=held is not None)
     take_action = Action("take_upcard")
-    if take.unit == "points":
-        choice = take_action
+    if take.unit != stock.unit:  # a knock in points beats playing on
+        choice = take_action if take.unit == "points" else stock_action
     else:
         choice = take_action if _points_apart(take.evaluation, stock.evaluation) > 0 else stock_action
     alternatives = (take, stock) if choice == take_action else (stock, take)
     comparable = take.unit == stock.unit
     close = comparable and abs(_points_apart(take.evaluation, stock.evaluation)) < context.config.close_margin
     reason = _draw_reason(choice, top, take, stock)
-    if choice == stock_action and (held := _held_words(context, hand)) is not None:
-        reason += f" {held[0].upper()}{held[1:]}."
+    if choice == stock_action and held is not None:
+        taking = (f"allows {_finish_name(take.then_discard is None, take.deadwood or 0)}, expected "
+                  f"{_points(take.evaluation)} points") if take.unit == "points" else "allows no knock that scores more"
+        reason = f"Draw from the stock: {_held_words(held)}; taking {format_card(top)} {taking}."
     layout = best_arrangement(hand)
     if choice == take_action:
         kept = hand | card_bit(top)
@@ -1561,16 +1565,17 @@ def _returned_card_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     """A card we discarded, thrown straight back: retaken only to knock (GRA), so taken only when that knock is
     worth making, else the stock."""
     card = format_card(top)
-    stock = Alternative(Action("draw_stock"), -_stock_value(context, hand), "deadwood")
+    held = _held_knock_worth_making(context, hand)
+    stock = _stock_alternative(context, hand, Action("draw_stock"), held)
     knock_take = _take_to_knock(context, hand, top)
-    if knock_take is not None and _take_to_knock_advised(context, hand, knock_take[0]):
+    if knock_take is not None and _take_to_knock_advised(context, hand, top, knock_take[0]):
         best, take = knock_take
         reason = f"Take {card}: it allows {_finish_name(best.action.type == 'big_gin', best.deadwood)} right away."
         return Hint(Action("take_upcard"), (take, stock), False, reason, best.arrangement, len(context.samples))
     why = "which it does not allow" if knock_take is None else \
         f"and that knock is not advised (expected {_points(knock_take[1].evaluation)} points)"
-    if (held := _held_words(context, hand)) is not None:
-        why += f"; {held}"
+    if held is not None:
+        why += f"; {_held_words(held)}"
     reason = f"Draw from the stock: {card} came straight back and may be retaken only to knock, {why}."
     alternatives = (stock,) if knock_take is None else (stock, knock_take[1])
     return Hint(Action("draw_stock"), alternatives, False, reason, best_arrangement(hand), len(context.samples))
@@ -1596,34 +1601,53 @@ def _held_knock(context: _Context, hand: Hand) -> _Knock | None:
                key=attrgetter("expected_points"))
 
 
-def _take_to_knock_advised(context: _Context, hand: Hand, knock: _Knock) -> bool:
-    """Whether to take the pile's top card for ``knock``: it is worth knocking, and it beats the knock that the ten
-    cards held allow anyway after a stock draw (taking a card to knock with more deadwood than that gives up
-    points; a pass in the first-upcard phase gives the opponent a turn first, so it is not such a draw)."""
+def _held_knock_worth_making(context: _Context, hand: Hand) -> _Knock | None:
+    """``_held_knock`` where it is worth making (with opponent samples to value it): a stock draw is then worth at
+    least its expected points, since the discard phase after it knocks."""
     held = _held_knock(context, hand)
-    if held is None:
-        return context.worth_knocking(knock)
-    better = _points_apart(knock.expected_points, held.expected_points) > 0 if context.samples else \
-        knock.deadwood < held.deadwood
-    return better and context.worth_knocking(knock)
+    return held if held is not None and context.samples and context.worth_knocking(held) else None
 
 
-def _held_words(context: _Context, hand: Hand) -> str | None:
-    """How a reason tells the knock ``_held_knock`` finds, None if there is none."""
+def _stock_alternative(context: _Context, hand: Hand, action: Action, held: _Knock | None) -> Alternative:
+    """Drawing from the stock (or passing the first upcard): valued at the held knock it is worth making
+    (``_held_knock_worth_making``), in points, else by the look-ahead (``_stock_value``)."""
+    if held is not None:
+        return Alternative(action, held.expected_points, "points", expected_points=held.expected_points)
+    return Alternative(action, -_stock_value(context, hand), "deadwood")
+
+
+def _take_to_knock_advised(context: _Context, hand: Hand, top: Card, knock: _Knock) -> bool:
+    """Whether to take the pile's top card for ``knock``, as the discard phase after the take would knock: it
+    must beat the knock that the ten cards held allow anyway after a stock draw (taking a card to knock with more
+    deadwood than that gives up points; a pass in the first-upcard phase gives the opponent a turn first, so it
+    is not such a draw), and be worth knocking, or, with one draw left after the take, worth at least what
+    playing on is expected to bring."""
     held = _held_knock(context, hand)
-    if held is None:
-        return None
+    if held is not None and not (_points_apart(knock.expected_points, held.expected_points) > 0 if context.samples
+                                 else knock.deadwood < held.deadwood):
+        return False
+    if context.worth_knocking(knock):
+        return True
+    if not (context.samples and context.one_draw_left()):
+        return False
+    drawn = hand | card_bit(top)
+    best = context.ranked_continuations(drawn, context.rules.banned_discard(top), second_draw=True)[0]
+    return _points_apart(knock.expected_points, _play_on_points(context, drawn & ~card_bit(best.card), best.card)) >= 0
+
+
+def _held_words(held: _Knock) -> str:
+    """How a reason tells the knock ``_held_knock_worth_making`` finds."""
     kind = "go gin" if held.deadwood == 0 else f"knock with {held.deadwood} deadwood"
-    expected = f", expected {_points(held.expected_points)} points" if context.samples else ""
-    return f"the ten cards you hold {kind} after any stock draw (throwing back the card drawn){expected}"
+    return (f"the ten cards you hold {kind} after any stock draw (throwing back the card drawn), expected "
+            f"{_points(held.expected_points)} points")
 
 
-def _take_value(context: _Context, hand: Hand, top: Card) -> Alternative:
-    """Taking the pile's top card: a knock (or gin, or big gin) it allows right away, if advised, else the best
-    discard after it."""
+def _take_value(context: _Context, hand: Hand, top: Card, knocks_held: bool = False) -> Alternative:
+    """Taking the pile's top card: a knock (or gin, or big gin) it allows right away, if advised (or, where the
+    ten cards held knock anyway, ``knocks_held``, to compare with that knock), else the best discard after it."""
     rules = context.rules
     knock_take = _take_to_knock(context, hand, top)
-    if knock_take is not None and _take_to_knock_advised(context, hand, knock_take[0]):
+    if knock_take is not None and (knocks_held or _take_to_knock_advised(context, hand, top, knock_take[0])):
         return knock_take[1]
     drawn = hand | card_bit(top)
     forbidden = rules.banned_discard(top)

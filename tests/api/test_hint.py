@@ -5,14 +5,15 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from service.api import schemas
-from service.core.cards import format_card, parse_card
+from service.api import render, schemas
+from service.core.cards import format_card, parse_card, parse_cards
 from service.core.game import Table
-from service.core.hints import MIN_SAMPLES, GameState, TimeBudget, hint, legal_actions
+from service.core.hints import DEFAULT_CONFIG, MIN_SAMPLES, GameState, TimeBudget, hint, legal_actions
 from service.core.rules import resolve_rules
 
 from .conftest import Call
@@ -176,10 +177,23 @@ def test_the_last_draw_under_a_stock_end_offer_counts_the_opponents_knock(call: 
 
 
 def test_nought_is_never_negative(call: Call) -> None:
+    """The ten cards held are gin (Oklahoma with an Ace upcard: gin only). Valued by the look-ahead, the stock was
+    worth -0.0, which the reason and the answer showed as such; it is now worth the gin held, in points, and a
+    -0.0 reaches neither the core's reason (without samples, still by the look-ahead) nor an answer."""
     reason, alternatives = _reason(call, NOUGHT_FROM_BELOW)
     stock = next(option for option in alternatives if option["action"]["type"] == "draw_stock")
-    assert "+0.0 from the stock" in reason and "-0.0" not in reason
-    assert stock["evaluation"] == 0 and math.copysign(1, stock["evaluation"]) == 1
+    assert reason.startswith("Draw from the stock: the ten cards you hold go gin after any stock draw")
+    assert stock["unit"] == "points" and stock["evaluation"] > 25
+    state = GameState(hand=tuple(parse_cards(NOUGHT_FROM_BELOW["hand"])), phase="draw", upcard=parse_card("Ah"),
+                      discard_pile=tuple(map(parse_card, NOUGHT_FROM_BELOW["discard_pile"])), stock_count=5,
+                      opponent_hand_known=tuple(map(parse_card, NOUGHT_FROM_BELOW["opponent_hand_known"])),
+                      opponent_discards=tuple(map(parse_card, NOUGHT_FROM_BELOW["opponent_discards"])))
+    advice = hint(state, resolve_rules(None, NOUGHT_FROM_BELOW["rules"]), config=replace(DEFAULT_CONFIG, samples=0))
+    nought = next(option for option in advice.alternatives if option.action.type == "draw_stock").evaluation
+    assert nought == 0 and math.copysign(1, nought) == -1  # a -0.0 in the core
+    assert "+0.0 from the stock" in advice.reason and "-0.0" not in advice.reason
+    shown = next(option for option in render.hint(advice)["alternatives"] if option["action"]["type"] == "draw_stock")
+    assert shown["evaluation"] == 0 and math.copysign(1, shown["evaluation"]) == 1
 
 
 def test_one_live_out_is_one_out(call: Call) -> None:

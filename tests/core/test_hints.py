@@ -12,7 +12,6 @@ import dataclasses
 import itertools
 import math
 import random
-import re
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -884,14 +883,71 @@ def test_a_pile_card_is_not_taken_to_knock_with_more_deadwood_than_the_hand_alre
     stock draw thrown back knocks with 4 and scores more; 20 of 60 such states took the card."""
     advice = hint(HOLDS_A_KNOCK, Rules(), seed=1, config=FAST)
     assert advice.action == Action("draw_stock")
-    take = advice.alternatives[1]
-    assert take.action == Action("take_upcard") and take.unit == "deadwood" and take.then_discard == parse_card("4d")
-    assert re.fullmatch(r"Draw from the stock: Kc does not help enough \(.*\)\. The ten cards you hold knock with 4 "
-                        r"deadwood after any stock draw \(throwing back the card drawn\), expected \+\d+\.\d points\.",
-                        advice.reason)
+    stock, take = advice.alternatives
+    # Both in points: the stock at least the knock held (worth making), the take at its knock.
+    assert (stock.unit, take.unit, take.deadwood, take.then_discard) == ("points", "points", 10, parse_card("4d"))
+    assert stock.expected_points == stock.evaluation > take.evaluation > DEFAULT_CONFIG.knock_margin
+    assert advice.reason == (
+        "Draw from the stock: the ten cards you hold knock with 4 deadwood after any stock draw (throwing back the "
+        f"card drawn), expected {stock.evaluation:+.1f} points; taking Kc allows a knock with 10 deadwood, expected "
+        f"{take.evaluation:+.1f} points.")
     no_samples = hint(HOLDS_A_KNOCK, Rules(), config=replace(DEFAULT_CONFIG, samples=0))
-    assert no_samples.action == Action("draw_stock")
-    assert no_samples.reason.endswith("knock with 4 deadwood after any stock draw (throwing back the card drawn).")
+    assert no_samples.action == Action("draw_stock") and no_samples.alternatives[0].unit == "deadwood"
+
+
+def test_a_card_that_would_only_be_thrown_back_to_make_the_knock_held_is_not_taken() -> None:
+    """A hint audit, after the fix above: under GRA, taking Kd to throw it straight back knocks as the ten cards
+    held do after any stock draw; the take was then scored as a plain discard and beat the stock's look-ahead, and
+    "Take Kd and discard Kd" was advised."""
+    state = GameState(hand=cards("As 4s 8s 4h 5h 6h 7h 8h 4d 8d"), phase="draw", upcard=parse_card("8h"),
+                      discard_pile=cards("Qd Kd"), stock_count=30, opponent_hand_known=cards("5c"),
+                      opponent_discards=cards("4d Kd"))
+    advice = hint(state, resolve_rules("gra"), seed=3, config=FAST)
+    stock, take = advice.alternatives
+    assert advice.action == Action("draw_stock") and (stock.unit, take.unit) == ("points", "points")
+    assert take.then_discard == parse_card("Kd") and take.evaluation == stock.evaluation  # the same knock
+    assert advice.reason.startswith("Draw from the stock: the ten cards you hold knock with 1 deadwood after any "
+                                    "stock draw (throwing back the card drawn), expected +")
+
+
+def test_with_one_draw_left_after_a_take_the_draw_phase_plans_the_knock_the_discard_phase_makes() -> None:
+    """A hint audit: the draw phase planned a take's discard by the knock margin, while the discard phase after
+    the take, one draw of ours left, knocks when the knock beats what playing on brings."""
+    state = GameState(hand=cards("As 2s 3s Ah 2h 4h 5d Ac 4c 6c"), phase="draw", upcard=parse_card("6d"),
+                      discard_pile=cards("6s Jd Ts 4s Tc Jh Qh Kd Kh Th Td Qs Qd Jc Js 9s 9c Ks Kc 6h 8d Qc 9d 8s "
+                                         "9h 6d 5h 3h"), stock_count=4, opponent_hand_known=cards("7h 7d"),
+                      opponent_discards=cards("Jd 4s Tc Jh Qh Kh 2h Ah Qs Ac Js 3s Ks 6h Qc 9d 9h 5h 3h"))
+    rules = resolve_rules("hoyle")
+    advice = hint(state, rules, seed=6)
+    take = advice.alternatives[0]
+    assert advice.action == Action("take_upcard") and take.unit == "points"
+    after = hint(taken(state), rules, seed=6)
+    assert after.action == Action("knock", take.then_discard) and "with one draw left" in after.reason
+    assert after.alternatives[0].evaluation == take.evaluation < 20  # below the knock margin
+
+
+def taken(state: GameState) -> GameState:
+    """The discard phase after taking the pile's top card."""
+    top = state.discard_pile[-1]
+    return replace(state, phase="discard", hand=(*state.hand, top), discard_pile=state.discard_pile[:-1],
+                   drawn_from_discard=top)
+
+
+def test_a_take_plans_the_move_the_discard_phase_then_makes() -> None:
+    """In every draw state met (random and late ones) where a take is advised, the discard phase after it, with
+    the same seed, plays the take's ``then_discard``, knocking where the take was valued as a knock."""
+    checked = 0
+    for state, rules in [*STATES, *LATE_STATES]:
+        if state.phase != "draw" or stock_end_offer(state, rules):
+            continue
+        advice = hint(state, rules, seed=2, config=FAST)
+        if advice.action != Action("take_upcard"):
+            continue
+        take, after = advice.alternatives[0], hint(taken(state), rules, seed=2, config=FAST)
+        checked += 1
+        assert after.action.card == take.then_discard, (state, rules)
+        assert (after.action.type == "discard") == (take.unit == "deadwood"), (state, rules)
+    assert checked >= 20
 
 
 def test_a_pile_card_that_knocks_with_less_than_the_hand_holds_is_still_taken() -> None:
