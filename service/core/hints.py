@@ -1434,6 +1434,7 @@ def _draw_hint(context: _Context) -> Hint:
     alternatives = (take, stock) if choice == take_action else (stock, take)
     comparable = take.unit == stock.unit
     close = comparable and abs(_points_apart(take.evaluation, stock.evaluation)) < context.config.close_margin
+    close = close and not (held is not None and choice == stock_action)  # the held knock: the stock's least worth
     reason = _draw_reason(choice, top, take, stock)
     if choice == stock_action and held is not None:
         taking = (f"allows {_finish_name(take.then_discard is None, take.deadwood or 0)}, expected "

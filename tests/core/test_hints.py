@@ -906,6 +906,7 @@ def test_a_card_that_would_only_be_thrown_back_to_make_the_knock_held_is_not_tak
     stock, take = advice.alternatives
     assert advice.action == Action("draw_stock") and (stock.unit, take.unit) == ("points", "points")
     assert take.then_discard == parse_card("Kd") and take.evaluation == stock.evaluation  # the same knock
+    assert advice.close_call is False  # the stock is worth at least that knock
     assert advice.reason.startswith("Draw from the stock: the ten cards you hold knock with 1 deadwood after any "
                                     "stock draw (throwing back the card drawn), expected +")
 
