@@ -1432,9 +1432,11 @@ def _draw_hint(context: _Context) -> Hint:
     else:
         choice = take_action if _points_apart(take.evaluation, stock.evaluation) > 0 else stock_action
     alternatives = (take, stock) if choice == take_action else (stock, take)
-    comparable = take.unit == stock.unit
-    close = comparable and abs(_points_apart(take.evaluation, stock.evaluation)) < context.config.close_margin
-    close = close and not (held is not None and choice == stock_action)  # the held knock: the stock's least worth
+    if held is not None:  # both in points; the held knock is only the least the stock draw is worth
+        close = choice == take_action and _points_apart(take.evaluation, stock.evaluation) < CLOSE_POINTS
+    else:
+        close = take.unit == stock.unit and \
+            abs(_points_apart(take.evaluation, stock.evaluation)) < context.config.close_margin
     reason = _draw_reason(choice, top, take, stock)
     if choice == stock_action and held is not None:
         taking = (f"allows {_finish_name(take.then_discard is None, take.deadwood or 0)}, expected "
