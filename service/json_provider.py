@@ -10,7 +10,7 @@ it refuses ``1e400``. A body that may hold such a number is read again with ``js
 number within 64 bits (``5.0``, ``5e0``) is then the ``int`` it is, as in JSON Schema, and any
 other number (a fraction, or ``1e400``) a ``WrittenNumber``: a ``Decimal`` that shows itself as
 written, for the fields to refuse or take. Each costs some 40 times the bytes it was written in, so a body
-with more than ``WRITTEN_NUMBERS_LIMIT`` of them is refused (413) before that reading.
+with more than ``WRITTEN_NUMBERS_LIMIT`` of them is refused (413) once the reading meets one more.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import json
 import re
 import sys
 from decimal import Decimal, InvalidOperation
-from itertools import islice
 from typing import Any
 
 import orjson
@@ -34,8 +33,9 @@ _INEXACT = re.compile(rb"\d(?:[.eE]|\d{18})")
 more (past 64 bits, signed or not, orjson reads a double; text in a string may match too, which costs only the
 second reading)."""
 WRITTEN_NUMBERS_LIMIT = 10_000
-"""The most places ``_INEXACT`` may match in a body (a batch of 1,000 hands, each with its rules' eight numbers
-written ``5.0``, needs 8,000; 2 MiB of ``1.5,`` held 500,000, which took a worker's memory past 150 MB)."""
+"""The most numbers with a fraction or an exponent, or of 19 digits or more, that a body may hold (a batch of
+1,000 hands, each with its rules' eight numbers written ``5.0``, needs 8,000; 2 MiB of ``1.5,`` held 500,000,
+which took a worker's memory past 150 MB)."""
 _LEAST_INT, _PAST_INT = -(2**63), 2**64
 """A whole number from the least signed 64-bit integer up to the greatest unsigned one is an ``int``."""
 _NUMBER = re.compile(rb"((?:^|[\[:,])\s*)(-?\d[\d.eE+-]*)")
@@ -74,9 +74,6 @@ def load_request_body(data: bytes) -> Any:
             raise
         # Past the number where orjson stopped, it checks the rest with every number made 0, at the same places.
         orjson.loads(_NUMBER.sub(lambda number: number[1] + b"0".ljust(len(number[2])), data))
-    if next(islice(_INEXACT.finditer(data), WRITTEN_NUMBERS_LIMIT, None), None) is not None:
-        raise TooManyWrittenNumbers(f"the request body holds more than {WRITTEN_NUMBERS_LIMIT:,} numbers with a "
-                                    "fraction or an exponent (or of 19 digits or more), more than any request needs")
     return _exact_loads(data)
 
 
@@ -98,13 +95,24 @@ class WrittenNumber(Decimal):
 
 
 def _exact_loads(data: bytes) -> Any:
-    """Parse UTF-8 JSON that orjson has checked, with every number exact."""
-    return json.loads(data.decode(), parse_float=_number, parse_int=_integer)
+    """Parse UTF-8 JSON that orjson has checked, with every number exact; ``TooManyWrittenNumbers`` past
+    ``WRITTEN_NUMBERS_LIMIT`` numbers read as text (the reading stops there)."""
+    read = 0
 
+    def number(text: str) -> int | WrittenNumber:
+        nonlocal read
+        read += 1
+        if read > WRITTEN_NUMBERS_LIMIT:
+            raise TooManyWrittenNumbers(f"the request body holds more than {WRITTEN_NUMBERS_LIMIT:,} numbers with a "
+                                        "fraction or an exponent (or of 19 digits or more), more than any request "
+                                        "needs")
+        return _number(text)
 
-def _integer(text: str) -> int | WrittenNumber:
-    """A JSON number without a fraction or an exponent (up to 18 digits, surely within 64 bits: at once)."""
-    return int(text) if len(text) < 19 else _number(text)
+    def integer(text: str) -> int | WrittenNumber:
+        """Without a fraction or an exponent: up to 18 digits, surely within 64 bits, at once."""
+        return int(text) if len(text) < 19 else number(text)
+
+    return json.loads(data.decode(), parse_float=number, parse_int=integer)
 
 
 def _number(text: str) -> int | WrittenNumber:

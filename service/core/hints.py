@@ -1440,7 +1440,7 @@ def _draw_hint(context: _Context) -> Hint:
     reason = _draw_reason(choice, top, take, stock)
     if choice == stock_action and held is not None:
         taking = (f"allows {_finish_name(take.then_discard is None, take.deadwood or 0)}, expected "
-                  f"{_points(take.evaluation)} points") if take.unit == "points" else "allows no knock that scores more"
+                  f"{_points(take.evaluation)} points") if take.unit == "points" else "allows no knock"
         reason = f"Draw from the stock: {_held_words(held)}; taking {format_card(top)} {taking}."
     layout = best_arrangement(hand)
     if choice == take_action:
@@ -1627,7 +1627,7 @@ def _take_to_knock_advised(context: _Context, hand: Hand, top: Card, knock: _Kno
     playing on is expected to bring."""
     held = _held_knock(context, hand)
     if held is not None and not (_points_apart(knock.expected_points, held.expected_points) > 0 if context.samples
-                                 else knock.deadwood < held.deadwood):
+                                 else knock.action.type == "big_gin" or knock.deadwood < held.deadwood):
         return False
     if context.worth_knocking(knock):
         return True
@@ -1648,13 +1648,13 @@ def _held_words(held: _Knock) -> str:
 def _take_value(context: _Context, hand: Hand, top: Card, knocks_held: bool = False) -> Alternative:
     """Taking the pile's top card: a knock (or gin, or big gin) it allows right away, if advised (or, where the
     ten cards held knock anyway, ``knocks_held``, to compare with that knock), else the best discard after it."""
-    rules = context.rules
     knock_take = _take_to_knock(context, hand, top)
     if knock_take is not None and (knocks_held or _take_to_knock_advised(context, hand, top, knock_take[0])):
         return knock_take[1]
     drawn = hand | card_bit(top)
-    forbidden = rules.banned_discard(top)
-    planned = context.ranked_continuations(drawn, forbidden, second_draw=True)[0].card  # as the discard phase ranks
+    # Where the rules let the card taken go straight back, that plan only passes the turn: a stock draw keeps the
+    # same ten cards or better, so a take is valued by what it keeps.
+    planned = context.ranked_continuations(drawn, top, second_draw=True)[0].card  # as the discard phase ranks
     best = context.continuation(drawn, planned)  # scored as the stock draw is, after one draw
     return replace(_continue_alternative(best), action=Action("take_upcard"), then_discard=best.card)
 

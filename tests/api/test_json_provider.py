@@ -107,6 +107,8 @@ def test_a_body_with_more_numbers_to_read_exactly_than_any_request_needs_is_refu
         return '{"hands": [], "x": [' + ",".join(["1.5"] * fractions) + "]}"
 
     assert len(load_request_body(body(WRITTEN_NUMBERS_LIMIT).encode())["x"]) == WRITTEN_NUMBERS_LIMIT
+    # Each number counts once, however written (a count of the places a regex matched took 5.0e0 for two).
+    assert load_request_body(("[" + ",".join(["5.0e0"] * WRITTEN_NUMBERS_LIMIT) + "]").encode())[0] == 5
     with pytest.raises(TooManyWrittenNumbers):
         load_request_body(body(WRITTEN_NUMBERS_LIMIT + 1).encode())
     with pytest.raises(TooManyWrittenNumbers):  # integers past 64 bits are read again too

@@ -152,3 +152,15 @@ def test_nginx_limits_match_the_service() -> None:
     assert int(nginx["proxy_read_timeout"][0].removesuffix("s")) > gunicorn_conf.timeout
     assert nginx["limit_req_status"] == ["429"]
     assert "proxy_set_header" in nginx and "X-Request-ID $request_id_out" in nginx["proxy_set_header"]
+
+
+def test_every_location_applies_the_same_limits_of_every_path() -> None:
+    """The batch's location repeats the limits of every path (limit_req and limit_conn set in a location replace
+    those of the location around it): the copies must not drift apart when the rate is tuned (a review)."""
+    nginx = nginx_directives()
+    per_client = [value for value in nginx["limit_req"] if value.startswith("zone=per_client ")]
+    connections = [value for value in nginx["limit_conn"] if value.startswith("connections_per_client ")]
+    assert len(per_client) == len(connections) == 2
+    assert len(set(per_client)) == len(set(connections)) == 1
+    assert "zone=batches_per_client burst=4 nodelay" in nginx["limit_req"]
+    assert "batch_connections_per_client 1" in nginx["limit_conn"]
