@@ -927,6 +927,19 @@ def test_with_one_draw_left_after_a_take_the_draw_phase_plans_the_knock_the_disc
     assert after.alternatives[0].evaluation == take.evaluation < 20  # below the knock margin
 
 
+def test_a_take_is_never_planned_to_throw_the_card_taken_straight_back() -> None:
+    """A review: under GRA, with one draw left and the knock held below the margin, "Take 9d and discard 9d" was
+    advised (it only passes the turn), and the discard phase after it knocked with 9d."""
+    state = GameState(hand=cards("As 3s Ks Ah Ad Kd Ac 2c 3c Kc"), phase="draw", upcard=parse_card("2h"),
+                      discard_pile=cards("5s 7c Js Qs Jd Qd 2s Tc Jh Qc 8s 9c Th 5d Ts Jc 9s 9h 8d 7s 6s 7h Kh 4c Td "
+                                         "Qh 9d"), stock_count=5, opponent_hand_known=cards("2h 5c 6c"),
+                      opponent_discards=cards("5s Js Ks Jd Qd 2s 3s Tc Jh 8s Th Ts Jc 9s 9h 8d 7s 7h 6s 7h Kh 4c Td "
+                                              "2c 9d"))
+    advice = hint(state, resolve_rules("gra"), seed=2)
+    take = next(option for option in advice.alternatives if option.action == Action("take_upcard"))
+    assert advice.action == Action("draw_stock") and take.then_discard != parse_card("9d")
+
+
 def taken(state: GameState) -> GameState:
     """The discard phase after taking the pile's top card."""
     top = state.discard_pile[-1]
