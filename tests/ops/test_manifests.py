@@ -163,4 +163,4 @@ def test_every_location_applies_the_same_limits_of_every_path() -> None:
     assert len(per_client) == len(connections) == 2
     assert len(set(per_client)) == len(set(connections)) == 1
     assert "zone=batches_per_client burst=4 nodelay" in nginx["limit_req"]
-    assert "batch_connections_per_client 1" in nginx["limit_conn"]
+    assert "batch_connections_per_client 2" in nginx["limit_conn"]
