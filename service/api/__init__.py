@@ -118,6 +118,11 @@ IF_NONE_MATCH_PARAMETER: dict[str, Any] = {
     "name": "If-None-Match", "schema": {"type": "string"}, "example": CACHE_HEADERS["ETag"]["example"],
     "description": "The `ETag`s of answers already held (or `*`): a 304 without a body when this answer's is "
     "among them."}
+IF_MATCH = "IfMatch"
+IF_MATCH_PARAMETER: dict[str, Any] = {
+    "name": "If-Match", "schema": {"type": "string"}, "example": "*",
+    "description": "`*` goes on to the answer; any tag is refused 412, as the answer's `ETag` is weak and "
+    "`If-Match` matches only strong tags (RFC 9110, 13.1.1)."}
 NOT_MODIFIED: dict[str, Any] = {"description": "Not Modified: the `If-None-Match` named this answer's `ETag`; no body."}
 
 
@@ -234,6 +239,7 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         spec.components.parameter(REQUEST_ID, "header", REQUEST_ID_PARAMETER)
         spec.components.header(REQUEST_ID, REQUEST_ID_ANSWER)
         spec.components.parameter(IF_NONE_MATCH, "header", IF_NONE_MATCH_PARAMETER)
+        spec.components.parameter(IF_MATCH, "header", IF_MATCH_PARAMETER)
         for name, header in CACHE_HEADERS.items():
             spec.components.header(name, header)
         for name, (description, example) in ERROR_RESPONSES.items():
@@ -391,7 +397,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
             doc["responses"][200].setdefault("headers", {}).update(cache_headers)
             doc["responses"][304] = {**NOT_MODIFIED, "headers": cache_headers}
             doc["responses"][412] = PRECONDITION_FAILED_RESPONSE
-            doc.setdefault("parameters", []).append(IF_NONE_MATCH)
+            doc.setdefault("parameters", []).extend((IF_NONE_MATCH, IF_MATCH))
         return doc
 
     def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Callable[[Any], Any]:

@@ -32,7 +32,7 @@ from ..core.cards import (
 )
 from ..core.errors import describe_value, may_not_be_null
 from ..core.rules import PRESETS, RULE_PARAMETERS, RuleParameter, Rules, RulesError, is_whole, resolve_rules
-from ..core.scoring import Side
+from ..core.scoring import EXTRA_BOXES, Side
 
 _RANKS = "(10|[2-9ATJQKatjqk])"
 _SUITS = r"[shdcSHDC♠♥♦♣♤♡♢♧][\uFE0E\uFE0F]?"
@@ -65,6 +65,7 @@ PLAYERS = (0, 1)
 PLAYER_REF = component_ref("Player")
 ROUND_WINNERS = get_args(Side)
 ROUND_WINNER_REF = component_ref("RoundWinner")
+EXTRA_BOXES_REF = component_ref("ExtraBoxes")
 
 
 def hand_text_pattern(least: int, most: int) -> str:
@@ -449,4 +450,7 @@ def component_schemas() -> dict[str, dict[str, Any]]:
         **{choices_component(p): {"type": "string", "enum": list(p.choices)} for p in RULE_PARAMETERS if p.choices},
         "Player": {"type": "integer", "enum": list(PLAYERS), "description": "A player (or team): 0 or 1."},
         "RoundWinner": {"type": "string", "enum": list(ROUND_WINNERS), "description": "Who scores a round."},
+        "ExtraBoxes": {"type": "integer", "enum": list(EXTRA_BOXES),
+                       "description": "Oklahoma extra boxes won with one hand: 1 for an undercut, 2 for gin, doubled "
+                       "when a spade upcard doubles the score."},
     }

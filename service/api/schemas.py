@@ -33,6 +33,7 @@ from ..core.rules import RULE_PARAMETERS, RuleParameter, Rules, resolve_rules
 from ..core.scoring import DRAWN_SCORES_NOTHING, EXTRA_BOXES, HandRecord, check_hand_record
 from ..errors import MAX_LISTED_ERRORS, validation_messages
 from .fields import (
+    EXTRA_BOXES_REF,
     PLAYER_REF,
     PLAYERS,
     PRESET_REF,
@@ -338,10 +339,11 @@ class HandResult(RequestSchema):
         "and 0 to the knock limit (1 up when a tie is no undercut; neither with a knock limit of 0, and the limit is "
         "10 in Oklahoma), gin and big gin their bonus and 0 to 98, the most deadwood ten cards hold; each doubled "
         "where a spade upcard may double it (at most 129 under the default rules). Others are refused."})
-    extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata={
-        "description": "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`): 1 for an undercut, "
-        "2 for gin, doubled when a spade upcard doubles the score; `points` must then be what that undercut or gin "
-        "scores (doubled with the boxes), and without boxes what a knock scores, else the hand is refused."})
+    extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata=refer_to(EXTRA_BOXES_REF,
+        "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`), as a round's score gives them: 1 for "
+        "an undercut, 2 for gin, doubled when a spade upcard doubles the score; `points` must then be what that "
+        "undercut or gin scores (doubled with the boxes), and without boxes what a knock scores, else the hand is "
+        "refused."))
 
     @validates_schema
     def _drawn_scores_nothing(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -522,17 +524,19 @@ class HintRequest(RequestSchema):
         "description": "Seed of the opponent-hand sampling: the same state and seed give the same hint, unless "
         "the time budget runs out (`time_budget_reached`). Keep one seed for a turn: the discard phase after a "
         "take then ranks the discards as the take's `then_discard` did."})
-    knock_margin = NumberField(allow_nan=False, load_default=DEFAULT_CONFIG.knock_margin,
-                                validate=Range(0, 200), metadata={
-        "description": "Knock only when the knock's expected points exceed this (gin and big gin are always "
+    # The engine's settings carry no schema default (each description tells it): a release may retune them, and a
+    # client generated with a default would keep sending the old value.
+    knock_margin = NumberField(allow_nan=False, validate=Range(0, 200), metadata={
+        "description": f"Default {DEFAULT_CONFIG.knock_margin:g}. Knock only when the knock's expected points "
+        "exceed this (gin and big gin are always "
         "taken; on your last turn a knock is made when it beats every discard, and with one draw of yours left "
         "when it is worth at least what playing on is expected to bring). Above 0 the engine plays on for gin or "
         "an undercut instead of smaller knocks. In self-play the default lost nothing measurable against a "
         "player who knocks as soon as it may, and beat higher margins against one who waits (the engine "
         "itself), against whom 10 to 15 did better still. 0 knocks whenever a knock is expected to win."})
-    time_budget_ms = IntegerField(allow_none=True, load_default=HINT_TIME_BUDGET_MS,
-                                    validate=Range(1, 1000), metadata={
-        "description": "Milliseconds the engine may spend before it skips optional work (opponent samples beyond "
+    time_budget_ms = IntegerField(allow_none=True, validate=Range(1, 1000), metadata={
+        "description": f"Default {HINT_TIME_BUDGET_MS}. Milliseconds the engine may spend before it skips "
+        "optional work (opponent samples beyond "
         f"the first {MIN_SAMPLES}, the second look at the closest discards, and on the last draw the stock cards "
         f"beyond the first {MIN_LAST_DRAWS} of a seeded random order). The rest of the evaluation "
         "always runs, so a hint can take longer (most in the draw phases); `time_budget_reached` in the answer "
@@ -553,9 +557,9 @@ class HintRequest(RequestSchema):
             drawn_from_discard=data.get("drawn_from_discard"),
             returned_discard=data["returned_discard"],
         )
-        budget_ms = data["time_budget_ms"]
+        budget_ms = data.get("time_budget_ms", HINT_TIME_BUDGET_MS)
         return {"state": state, "rules": data["rules"], "seed": data["seed"],
-                "config": replace(DEFAULT_CONFIG, knock_margin=data["knock_margin"]),
+                "config": replace(DEFAULT_CONFIG, knock_margin=data.get("knock_margin", DEFAULT_CONFIG.knock_margin)),
                 "budget": None if budget_ms is None else TimeBudget(budget_ms / 1000)}
 
 
@@ -726,7 +730,8 @@ class RoundScore(Schema):
     knock_limit = fields.Integer(required=True, metadata={
         "description": "The most deadwood the knocker could keep in this round (Oklahoma: set by the upcard)."})
     doubled = fields.Boolean(required=True, metadata={"description": "Oklahoma: a spade upcard doubled it."})
-    extra_boxes = fields.Integer(required=True, metadata={"description": "Oklahoma extra boxes to the winner."})
+    extra_boxes = fields.Integer(required=True, validate=OneOf(EXTRA_BOXES), metadata=refer_to(
+        EXTRA_BOXES_REF, "Oklahoma extra boxes to the winner (0 unless rule `oklahoma_extra_boxes`)."))
     discard = fields.String(required=True, allow_none=True, validate=validate.Regexp(CANONICAL_CARD), metadata={
         "description": "The knocker's discard, as given with 11 cards; null for a 10-card knocker and for big "
         "gin."})

@@ -35,9 +35,12 @@ from packaging.utils import canonicalize_name
 from referencing import Registry
 
 from service.api.fields import CARD_PATTERN, hand_text_pattern
+from service.api.schemas import HINT_TIME_BUDGET_MS
 from service.config import DEFAULTS
 from service.core.cards import CardError, parse_card, parse_hand
+from service.core.hints import DEFAULT_CONFIG
 from service.core.rules import RULE_PARAMETERS
+from service.core.scoring import EXTRA_BOXES
 from service.observability import MULTIPROC_ENV
 from service.spec import COMMITTED
 from service.spec import main as spec_main
@@ -183,7 +186,8 @@ def test_enums_that_are_shared_or_nullable_are_named_components(spec: dict[str, 
     for where, schema in _inline_schemas(spec):
         if any("$ref" in part for part in schema.get("allOf", schema.get("anyOf", []))):
             assert not {"type", "enum"} & schema.keys(), where
-    named_enums = {"PresetName", "OklahomaAce", "Shutout", "StockEndDiscard", "FirstTurn", "Player", "RoundWinner"}
+    named_enums = {"PresetName", "OklahomaAce", "Shutout", "StockEndDiscard", "FirstTurn", "Player", "RoundWinner",
+                   "ExtraBoxes"}
     assert named_enums <= spec["components"]["schemas"].keys()
 
 
@@ -203,6 +207,25 @@ def test_rule_parameters_tell_their_default_rules_value_but_give_no_schema_defau
     assert len(descriptions) == 3 * len(DEFAULT_RULES) - 1
     for name, description in descriptions:
         assert f"Default rules: `{json.dumps(DEFAULT_RULES[name])}`" in description, name
+
+
+def test_the_engine_settings_tell_their_default_but_give_no_schema_default(spec: dict[str, Any]) -> None:
+    """A generated client sent ``knock_margin`` 20 and ``time_budget_ms`` 40 with every hint, as their schema
+    defaults: it would have gone on sending them after a release retuned them (``knock_margin`` was 30 until
+    2026-11-24). Left out, the engine's own setting applies (the API tests of each check that)."""
+    properties = spec["components"]["schemas"]["HintRequest"]["properties"]
+    for name, default in (("knock_margin", DEFAULT_CONFIG.knock_margin), ("time_budget_ms", HINT_TIME_BUDGET_MS)):
+        assert "default" not in properties[name]
+        assert properties[name]["description"].startswith(f"Default {default:g}. ")
+
+
+def test_a_rounds_extra_boxes_are_the_type_a_game_hand_takes(spec: dict[str, Any]) -> None:
+    """A generated client typed a round's ``extra_boxes`` as an int and a game hand's as an enum of its own, so
+    passing one to the other, as the README says to, did not type-check."""
+    schemas = spec["components"]["schemas"]
+    for schema in ("RoundScore", "HandResult"):
+        assert schemas[schema]["properties"]["extra_boxes"]["allOf"] == [{"$ref": "#/components/schemas/ExtraBoxes"}]
+    assert schemas["ExtraBoxes"]["enum"] == list(EXTRA_BOXES)
 
 
 def test_every_property_of_every_schema_is_described(spec: dict[str, Any]) -> None:
