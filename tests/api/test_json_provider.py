@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from decimal import Decimal, InvalidOperation
 
@@ -122,3 +123,13 @@ def test_a_body_with_more_numbers_to_read_exactly_than_any_request_needs_is_refu
                            "stock_end", "big_gin_bonus"), 5.0)  # every integer rule parameter written as 5.0
     batch = {"hands": [{"hand": "As 2s 3s 7h 7d 7c Kd Qd Jd 5c", "rules": rules}] * 1000}
     assert call("POST", "/v1/hands/analyze/batch", json=batch).status_code == 200
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (b'{"hand": [1.]}', "no digit after decimal point"), (b'{"hand": 1e}', "no digit after exponent sign"),
+])
+def test_a_malformed_number_is_refused_with_orjsons_own_words(body: bytes, message: str) -> None:
+    """A mutation audit: only orjson's "number is infinity" sends a body to the second, exact reading; any other
+    syntax error is reported as orjson found it (Python's json said "Expecting ',' delimiter", a column early)."""
+    with pytest.raises(json.JSONDecodeError, match=message):
+        load_request_body(body)

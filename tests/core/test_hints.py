@@ -1735,3 +1735,110 @@ def test_without_samples_a_knock_at_the_stock_end_names_the_offer(offer: StockEn
     advice = hint(state, rules, seed=999, config=replace(DEFAULT_CONFIG, samples=0))
     assert advice.action.type == "knock" and advice.reason.endswith(words)
     assert len(advice.alternatives) > 1 and not any(option.outs for option in advice.alternatives)
+
+
+# Found by a mutation audit of the draw phase's held knock and of one draw left (2026-11-27): each test fails
+# on a mutant that survived the tests above.
+HELD_IN_TWO_LAYOUTS = cards("4s 5s 6s 7s 4h 4d 4c Ac 2c 5d")
+"""Ten cards that knock with 8 (Ac 2c 5d) laid out as 4s-7s with 4h 4d 4c (the first of the optimal layouts) or
+as the four 4s with 5s 6s 7s."""
+SHOWN_NO_MELD = cards("3s 9s Jc Kc 8h Th Qh Kd 6c Jd")
+"""The opponent's ten cards, shown to the engine: 86 deadwood, no meld; 3s lays off on 4s-7s only."""
+
+
+def test_the_knock_held_is_valued_laid_out_to_score_most() -> None:
+    """The stock draw is worth the held knock laid out so that 3s lays off nowhere (86 - 8 = 78 points), not the
+    first optimal layout (3s on 4s-7s: 83 - 8 = 75) nor the least-scoring one."""
+    state = situation(HELD_IN_TWO_LAYOUTS, "draw", pile=8, held=SHOWN_NO_MELD)
+    advice = hint(state, Rules(), revealed=hand_from_cards(SHOWN_NO_MELD))
+    stock, take = advice.alternatives
+    assert advice.action == Action("draw_stock") and (stock.unit, stock.evaluation) == ("points", 78)
+    assert take.unit == "deadwood"
+    assert advice.reason == ("Draw from the stock: the ten cards you hold knock with 8 deadwood after any stock draw "
+                             "(throwing back the card drawn), expected +78.0 points; taking 8d allows no knock.")
+
+
+@pytest.mark.parametrize(("stock", "action", "why"), [
+    ("9h 7s Js 6s 5d", "knock", "with one draw left, playing on is expected to bring no more (+12.0 points)."),
+    ("9h 7s Js Tc 5d", "discard", "less than the +17.2 points playing on is expected to bring with one draw left."),
+])
+def test_with_five_cards_left_our_next_draw_is_still_our_last(stock: str, action: ActionType, why: str) -> None:
+    """As ``test_with_one_draw_left_a_knock_is_weighed_against_that_draw``, with five stock cards (three above the
+    stock's end): the opponent draws one, ours is then the last, so the knock (12 points) is weighed against
+    playing on, not the knock margin: a tie knocks; with Tc in the stock, 4/5 x 12 + 1/5 x 38 = 17.2 plays on."""
+    ours = cards("2s 2h 2d 7c 8c 9c Jh Qh Kh Ac Ks")
+    theirs = cards("Qc Qd Qs 3h 4h 5h 4d Ad 5s 3c")
+    used = {*ours, *theirs, *cards(stock)}
+    pile = tuple(c for c in ALL_CARDS if c not in used)
+    state = GameState(ours, "discard", pile[0], pile, len(cards(stock)), (), pile[1 + len(pile) % 2::2], None)
+    advice = hint(state, Rules(), revealed=hand_from_cards(theirs))
+    assert advice.action == Action(action, parse_card("Ks")) and advice.reason.endswith(why)
+
+
+def test_without_samples_a_returned_card_is_not_retaken_to_knock_with_the_deadwood_held() -> None:
+    """No opponent model (every knock worth 0 points): GRA's returned Kc allows only the knock with 4 that the ten
+    cards make anyway after any stock draw, so it is compared by deadwood, and a tie is no reason to take it."""
+    state = replace(HOLDS_A_KNOCK, upcard=parse_card("5c"), discard_pile=cards("5c Kc"), returned_discard=True)
+    advice = hint(state, resolve_rules("gra"), config=replace(DEFAULT_CONFIG, samples=0))
+    assert advice.action == Action("draw_stock")
+    assert advice.alternatives[1].deadwood == 4
+
+
+def test_without_samples_big_gin_by_a_take_beats_the_gin_held() -> None:
+    """No opponent model: the ten cards held are gin after any stock draw, but 8h makes big gin, which scores more
+    (the library's no-sample mode compares by kind where it cannot by points)."""
+
+    state = GameState(hand=cards("As 2s 3s 4s 5h 6h 7h 9c 9d 9s"), phase="draw", upcard=parse_card("2c"),
+                      discard_pile=cards("2c 8h"), stock_count=30, opponent_discards=cards("8h"))
+    advice = hint(state, Rules(), config=replace(DEFAULT_CONFIG, samples=0))
+    take = advice.alternatives[0]
+    assert advice.action == Action("take_upcard") and (take.unit, take.then_discard) == ("points", None)
+    assert advice.reason == "Take 8h: it allows big gin right away."
+
+
+@pytest.mark.parametrize("stock", ["9h 7s Js 6s", "9h 7s Js 6s 5d"])
+def test_with_one_draw_left_a_take_to_knock_that_ties_with_playing_on_is_planned_as_that_knock(stock: str) -> None:
+    """The draw phase of the state above (Ac on the pile): taking Ac allows the knock with 1 (12 points), and
+    playing on after the take is worth 12 too. On a tie the discard phase knocks, so the take is that knock, in
+    points, and its plan says so (not "Take Ac and discard Ks", valued in deadwood)."""
+    ours = cards("2s 2h 2d 7c 8c 9c Jh Qh Kh Ks")
+    theirs = cards("Qc Qd Qs 3h 4h 5h 4d Ad 5s 3c")
+    ace = parse_card("Ac")
+    pile = tuple(c for c in ALL_CARDS if c not in {*ours, *theirs, *cards(stock), ace})
+    state = GameState(ours, "draw", pile[0], (*pile, ace), len(cards(stock)), (),
+                      (*pile[1 + len(pile) % 2::2], ace), None)
+    advice = hint(state, Rules(), revealed=hand_from_cards(theirs))
+    take = advice.alternatives[0]
+    assert advice.action == Action("take_upcard") and (take.unit, take.evaluation) == ("points", 12)
+    assert take.then_discard == parse_card("Ks")
+    assert advice.reason == "Take Ac: it allows a knock with 1 deadwood right away."
+
+
+def test_a_take_that_knocks_a_whole_point_better_than_the_knock_held_is_no_close_call() -> None:
+    """The ten cards knock with 5 (5d) after any stock draw: 67 - 5 = 62 points against the opponent's shown
+    cards; taking 4c knocks with 4, 63 points. A whole point apart is outside ``CLOSE_POINTS`` (the stock's value,
+    summed in floats, is 62.000000000000014: the gap is rounded, as everywhere)."""
+    hand = cards("7s 8s 9s Jh Jd Jc Kh Kd Kc 5d")
+    theirs = cards("2s 3h 5c 6h 8h Qs Qd 9c 6c 8d")
+    state = situation(hand, "draw", pile=3, held=theirs)
+    assert state.discard_pile[-1] == parse_card("4c")
+    advice = hint(state, Rules(), revealed=hand_from_cards(theirs))
+    take, stock = advice.alternatives
+    assert advice.action == Action("take_upcard") and (take.unit, stock.unit) == ("points", "points")
+    assert take.evaluation == 63 and stock.evaluation == pytest.approx(62)
+    assert advice.close_call is False
+
+
+def test_on_the_last_turn_a_knock_with_a_card_taken_only_to_knock_says_so() -> None:
+    """GRA, three cards left (our last turn): the 7c came straight back and was retaken, so the last turn's reason
+    is the knock-only one, worded as in the discard phase (not "may be kept only to knock")."""
+
+    rules = resolve_rules("gra")
+    hand = cards("As 2s 3s 7h 7d Kd Qd Jd 5c 9h 7c")
+    pile = tuple(c for c in ALL_CARDS if c not in set(hand))[:28]
+    state = GameState(hand, "discard", pile[0], pile, rules.stock_end + 1, (),
+                      (*pile[1 + len(pile) % 2::2], parse_card("7c")), drawn_from_discard=parse_card("7c"),
+                      returned_discard=True)
+    advice = hint(state, rules, config=replace(DEFAULT_CONFIG, samples=8))
+    assert advice.action == Action("knock", parse_card("9h"))
+    assert advice.reason.endswith("; the card was taken only to knock, so no plain discard is allowed.")

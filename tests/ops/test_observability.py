@@ -189,6 +189,10 @@ def test_a_long_path_is_logged_cut_short_so_that_every_line_is_written_at_once(
     line = json.loads(written)
     assert line["path"] == "/" + "\x01" * (observability.LOGGED_PATH_LIMIT - 1) and line["path_length"] == 3001
     assert "path_length" not in shorter
+    # A mutation audit: the limit could change without a test failing, and the deploy README names it.
+    limit = observability.LOGGED_PATH_LIMIT
+    readme = (Path(__file__).parents[2] / "service" / "deploy" / "README.md").read_text(encoding="utf-8")
+    assert f"A path longer than {limit} characters is logged cut to its first {limit}," in readme
 
 
 @pytest.mark.parametrize("given", [None, "", "has space", "x" * 129, "naïve", 'tab\t"}{', "del\x7f"])
