@@ -49,8 +49,9 @@ def local_config(replicas: list[int], port: int, scratch: Path) -> str:
         "        server app:8000 resolve;": servers,
         "listen 8080;": f"listen 127.0.0.1:{port};",
         # The workers run as this user, so that they may write large bodies and answers to the scratch
-        # directory (started by root, they would run as nobody; otherwise nginx ignores the line).
-        "pid /tmp/nginx.pid;": f"pid {scratch}/nginx.pid;\nerror_log {scratch}/error.log;\nuser {getpass.getuser()};",
+        # directory (started by root, they would run as nobody; otherwise nginx ignores the line). The error
+        # log keeps warnings, the level of the rate limits' refusals (limit_req_log_level).
+        "pid /tmp/nginx.pid;": f"pid {scratch}/nginx.pid;\nerror_log {scratch}/error.log warn;\nuser {getpass.getuser()};",
         "access_log /dev/stdout json;": f"access_log {scratch}/access.log json;\n"
         f"    client_body_temp_path {scratch}/body;\n    proxy_temp_path {scratch}/proxy;",
     }
@@ -216,7 +217,14 @@ def test_with_no_replica_answering_the_gateway_says_so_as_a_problem(tmp_path: Pa
     assert reply.headers["X-Request-ID"] == "edge-10" and reply.json()["status"] == 503
 
 
-def test_a_burst_is_rate_limited_with_problems(fresh_gateway: int) -> None:
+def refused_by(scratch: Path, zone: str) -> int:
+    """How many requests nginx's error log says a limit of ``zone`` refused (a 429 does not say which limit)."""
+    log = (scratch / "error.log").read_text(encoding="utf-8")
+    return sum(f'by zone "{zone}"' in line for line in log.splitlines())
+
+
+def test_a_burst_is_rate_limited_with_problems(fresh_gateway: int, tmp_path: Path) -> None:
+    """300 requests at once: the rate (50 a second, bursts of 100) refuses some, and so may the 50 connections."""
     replies = []
 
     def hit() -> None:
@@ -233,9 +241,10 @@ def test_a_burst_is_rate_limited_with_problems(fresh_gateway: int) -> None:
     assert limited.headers["Content-Type"] == "application/problem+json"
     assert limited.headers["Retry-After"] == "1" and len(limited.headers["X-Request-ID"]) == 32
     assert limited.json()["status"] == 429
+    assert refused_by(tmp_path, "per_client") > 0  # not only the connection limit (a flakiness audit)
 
 
-def test_batches_have_their_own_rate_limit(fresh_gateway: int) -> None:
+def test_batches_have_their_own_rate_limit(fresh_gateway: int, tmp_path: Path) -> None:
     """A security audit: a batch of 1,000 dense hands costs a worker some 0.75 s, so two connections looping them
     (2 to 4 requests a second, far inside the 50 a second of every path) took another client's answers from 2 ms
     to a second. Two batches at a time per client, 2 a second with bursts of 4; other paths stay open meanwhile."""
@@ -245,6 +254,7 @@ def test_batches_have_their_own_rate_limit(fresh_gateway: int) -> None:
     limited = exchange(fresh_gateway, "POST", "/v1/hands/analyze/batch", batch, JSON)
     assert (limited.status, limited.headers["Content-Type"]) == (429, "application/problem+json")
     assert exchange(fresh_gateway, "POST", ANALYZE, GOOD, JSON).status == 200
+    assert refused_by(tmp_path, "batches_per_client") == statuses.count(429) + 1
     time.sleep(2.5)  # the batch bucket (at most 4 over) empties in 2 s
     dense = json.dumps({"hands": [{"hand": "As Ah Ad Ac 3s 3h 3d 3c 4s 4d 4c"}] * 1000}).encode()
     replies: list[int] = []
@@ -255,6 +265,7 @@ def test_batches_have_their_own_rate_limit(fresh_gateway: int) -> None:
     for thread in threads:
         thread.join()
     assert sorted(replies) == [200, 200, 429]  # not all three at once
+    assert refused_by(tmp_path, "batch_connections_per_client") == 1
 
 
 def test_batches_sent_one_after_another_are_never_refused_for_connections(
