@@ -51,7 +51,8 @@ def local_config(replicas: list[int], port: int, scratch: Path) -> str:
         # The workers run as this user, so that they may write large bodies and answers to the scratch
         # directory (started by root, they would run as nobody; otherwise nginx ignores the line). The error
         # log keeps warnings, the level of the rate limits' refusals (limit_req_log_level).
-        "pid /tmp/nginx.pid;": f"pid {scratch}/nginx.pid;\nerror_log {scratch}/error.log warn;\nuser {getpass.getuser()};",
+        "pid /tmp/nginx.pid;": f"pid {scratch}/nginx.pid;\nerror_log {scratch}/error.log warn;\n"
+        f"user {getpass.getuser()};",
         "access_log /dev/stdout json;": f"access_log {scratch}/access.log json;\n"
         f"    client_body_temp_path {scratch}/body;\n    proxy_temp_path {scratch}/proxy;",
     }
