@@ -1842,3 +1842,59 @@ def test_on_the_last_turn_a_knock_with_a_card_taken_only_to_knock_says_so() -> N
     advice = hint(state, rules, config=replace(DEFAULT_CONFIG, samples=8))
     assert advice.action == Action("knock", parse_card("9h"))
     assert advice.reason.endswith("; the card was taken only to knock, so no plain discard is allowed.")
+
+
+def test_a_take_that_beats_the_held_knock_by_less_than_a_point_is_a_close_call() -> None:
+    """A mutation audit: the ten cards held knock with 9 deadwood after any stock draw (6s 6h 6d 6c, Tc Jc Qc; worth
+    making), so the stock draw is valued at that knock; taking 9c knocks with 4 (9c Tc Jc Qc, discarding 5s) and
+    is expected 0.75 points more (the sampled opponent makes the gap fractional): taken, and a close call, as
+    knocks less than ``CLOSE_POINTS`` (1) apart are (not the close margin, 0.5, of look-ahead scores)."""
+    state = GameState(hand=cards("5s 6s 6h 6d Ac 3c 6c Tc Jc Qc"), phase="draw", upcard=parse_card("2c"),
+                      discard_pile=cards("2c 4c 5c 2d 3d 4d 9c"), stock_count=25, opponent_discards=cards("5c 3d 9c"))
+    advice = hint(state, Rules(), seed=6)
+    take, stock = advice.alternatives
+    assert advice.action == Action("take_upcard") and (take.unit, stock.unit) == ("points", "points")
+    assert (take.deadwood, take.then_discard) == (4, parse_card("5s"))
+    assert stock.evaluation > 20  # the held knock is worth making (above the knock margin)
+    assert 0.5 <= take.evaluation - stock.evaluation < 1
+    assert advice.close_call
+
+
+def test_with_one_draw_left_a_take_to_knock_is_weighed_against_throwing_the_card_straight_back() -> None:
+    """A mutation audit: under GRA, with one draw left, taking 5h allows a knock with 5 deadwood (discarding 7c,
+    expected +9.0 points, below the knock margin), but after the take the best play is to throw 5h straight back and
+    play on (expected +15.0 points): the draw phase weighs the knock against that discard, as the discard phase after
+    the take does (``banned_discard``), so the take is not valued as a knock and the stock is drawn. Weighed against
+    the best discard other than 5h (7c), playing on brings less than the knock, and "Take 5h" to knock was
+    advised, which the discard phase then does not make."""
+    state = GameState(hand=cards("4c 3h 6h 4s 4h 3s 3d 6c 6s 7c"), phase="draw", upcard=parse_card("2c"),
+                      discard_pile=cards("2c 3c 5c 2d 4d 5d 6d 2h 8d 9d Td Jd Qd Kd 8h 9h Th Jh Qh Kh 5s 8s 9s Ts Js "
+                                         "7d 8c 5h"), stock_count=4,
+                      opponent_discards=cards("3c 2d 5d 2h 9d Jd Kd 9h Jh Kh 8s Ts 7d 5h"))
+    rules = resolve_rules("gra")
+    advice = hint(state, rules, seed=6)
+    stock, take = advice.alternatives
+    assert advice.action == Action("draw_stock") and (stock.unit, take.unit) == ("deadwood", "deadwood")
+    after = hint(taken(state), rules, seed=6)
+    assert after.action == Action("discard", parse_card("5h"))  # no knock: playing on brings more
+    assert "less than the +15.0 points playing on is expected to bring with one draw left" in after.reason
+
+
+def test_with_one_draw_left_a_take_to_knock_is_weighed_against_the_discard_ranked_after_two_draws() -> None:
+    """A mutation audit: under GRA, with one draw left, taking 4c allows a knock with 6 deadwood (discarding 7d,
+    expected +3.8 points); the discard phase after the take ranks its discards after two draws (6d first) and knocks,
+    as playing on brings less (+3.2 points). The draw phase ranks them the same way (``second_draw=True``) and
+    takes 4c to knock; ranked after one draw (7d first, playing on +11.5 points) the take would be planned as a
+    plain discard of 6d, which the discard phase does not make."""
+    state = GameState(hand=cards("Qs Qc 3c As Ad 6d Qh Ac 2c 7d"), phase="draw", upcard=parse_card("5c"),
+                      discard_pile=cards("5c 6c 2d 3d 4d 5d 2h 3h 8d 9d Td Jd Qd Kd 8h 9h Th Jh Kh 4s 5s 6s 8s 9s Ts "
+                                         "Js 4c"), stock_count=5,
+                      opponent_discards=cards("2d 4d 2h 8d Td Qd 8h Th Kh 5s 8s Ts 4c"))
+    rules = resolve_rules("gra")
+    advice = hint(state, rules, seed=30)
+    take = advice.alternatives[0]
+    assert advice.action == Action("take_upcard") and take.unit == "points"
+    assert (take.deadwood, take.then_discard) == (6, parse_card("7d"))
+    assert advice.reason == "Take 4c: it allows a knock with 6 deadwood right away."
+    after = hint(taken(state), rules, seed=30)
+    assert after.action == Action("knock", parse_card("7d")) and after.alternatives[0].evaluation == take.evaluation
