@@ -1425,23 +1425,33 @@ def _draw_hint(context: _Context) -> Hint:
                     "stock.", best_arrangement(hand), len(context.samples))
     top = state.discard_pile[-1] if state.discard_pile else state.upcard
     assert top is not None
-    take = _take_value(context, hand, top, knocks_held=held is not None)
+    take, outdone = _take_value(context, hand, top, knocks_held=held is not None)
     take_action = Action("take_upcard")
-    if take.unit != stock.unit:  # a knock in points beats playing on
+    if outdone:
+        choice = stock_action
+    elif take.unit != stock.unit:  # a knock in points beats playing on
         choice = take_action if take.unit == "points" else stock_action
     else:
         choice = take_action if _points_apart(take.evaluation, stock.evaluation) > 0 else stock_action
     alternatives = (take, stock) if choice == take_action else (stock, take)
-    if held is not None:  # both in points; the held knock is only the least the stock draw is worth
+    if outdone:
+        close = False
+    elif held is not None:  # both in points; the held knock is only the least the stock draw is worth
         close = choice == take_action and _points_apart(take.evaluation, stock.evaluation) < CLOSE_POINTS
     else:
         close = take.unit == stock.unit and \
             abs(_points_apart(take.evaluation, stock.evaluation)) < context.config.close_margin
     reason = _draw_reason(choice, top, take, stock)
-    if choice == stock_action and held is not None:
+    card = format_card(top)
+    if outdone and take.unit != "points":
+        reason = (f"Draw from the stock: after taking {card} the best discard would be {card} itself, which only "
+                  "passes the turn.")
+    elif choice == stock_action and (held is not None or outdone):
         taking = (f"allows {_finish_name(take.then_discard is None, take.deadwood or 0)}, expected "
                   f"{_points(take.evaluation)} points") if take.unit == "points" else "allows no knock"
-        reason = f"Draw from the stock: {_held_words(held)}; taking {format_card(top)} {taking}."
+        shown = held if held is not None else _held_knock(context, hand)
+        assert shown is not None  # outdone by a knock: the ten cards knock too
+        reason = f"Draw from the stock: {_held_words(shown)}; taking {card} {taking}."
     layout = best_arrangement(hand)
     if choice == take_action:
         kept = hand | card_bit(top)
@@ -1625,10 +1635,20 @@ def _take_to_knock_advised(context: _Context, hand: Hand, top: Card, knock: _Kno
     deadwood than that gives up points; a pass in the first-upcard phase gives the opponent a turn first, so it
     is not such a draw), and be worth knocking, or, with one draw left after the take, worth at least what
     playing on is expected to bring."""
+    return _beats_held_knock(context, hand, knock) and _knocks_after_take(context, hand, top, knock)
+
+
+def _beats_held_knock(context: _Context, hand: Hand, knock: _Knock) -> bool:
+    """Whether ``knock``, by a take, beats the knock the ten cards ``hand`` allow anyway after any stock draw (if
+    any): in points, or without samples, by kind and deadwood."""
     held = _held_knock(context, hand)
-    if held is not None and not (_points_apart(knock.expected_points, held.expected_points) > 0 if context.samples
-                                 else knock.action.type == "big_gin" or knock.deadwood < held.deadwood):
-        return False
+    return held is None or (_points_apart(knock.expected_points, held.expected_points) > 0 if context.samples
+                            else knock.action.type == "big_gin" or knock.deadwood < held.deadwood)
+
+
+def _knocks_after_take(context: _Context, hand: Hand, top: Card, knock: _Knock) -> bool:
+    """Whether the discard phase after taking ``top`` makes ``knock``: worth knocking, or, with one draw left,
+    worth at least what playing on is expected to bring."""
     if context.worth_knocking(knock):
         return True
     if not (context.samples and context.one_draw_left()):
@@ -1639,24 +1659,27 @@ def _take_to_knock_advised(context: _Context, hand: Hand, top: Card, knock: _Kno
 
 
 def _held_words(held: _Knock) -> str:
-    """How a reason tells the knock ``_held_knock_worth_making`` finds."""
+    """How a reason tells the knock the ten cards held allow after any stock draw (``_held_knock``)."""
     kind = "go gin" if held.deadwood == 0 else f"knock with {held.deadwood} deadwood"
     return (f"the ten cards you hold {kind} after any stock draw (throwing back the card drawn), expected "
             f"{_points(held.expected_points)} points")
 
 
-def _take_value(context: _Context, hand: Hand, top: Card, knocks_held: bool = False) -> Alternative:
-    """Taking the pile's top card: a knock (or gin, or big gin) it allows right away, if advised (or, where the
-    ten cards held knock anyway, ``knocks_held``, to compare with that knock), else the best discard after it."""
+def _take_value(context: _Context, hand: Hand, top: Card, knocks_held: bool = False) -> tuple[Alternative, bool]:
+    """Taking the pile's top card, as the discard phase after it plays: a knock (or gin, or big gin) it allows
+    right away, if that phase would make it (or, where the ten cards held knock anyway, ``knocks_held``, to compare
+    with that knock), else the best discard after it. Also whether a stock draw beats the take whatever it is
+    valued at: its knock is no better than the ten cards' own, which any stock draw keeps, or its discard throws
+    the card straight back (where the rules allow it), which only passes the turn."""
     knock_take = _take_to_knock(context, hand, top)
-    if knock_take is not None and (knocks_held or _take_to_knock_advised(context, hand, top, knock_take[0])):
-        return knock_take[1]
+    if knock_take is not None and (knocks_held or _knocks_after_take(context, hand, top, knock_take[0])):
+        return knock_take[1], not _beats_held_knock(context, hand, knock_take[0])
     drawn = hand | card_bit(top)
-    # Where the rules let the card taken go straight back, that plan only passes the turn: a stock draw keeps the
-    # same ten cards or better, so a take is valued by what it keeps.
-    planned = context.ranked_continuations(drawn, top, second_draw=True)[0].card  # as the discard phase ranks
+    banned = context.rules.banned_discard(top)
+    planned = context.ranked_continuations(drawn, banned, second_draw=True)[0].card  # as the discard phase ranks
     best = context.continuation(drawn, planned)  # scored as the stock draw is, after one draw
-    return replace(_continue_alternative(best), action=Action("take_upcard"), then_discard=best.card)
+    take = replace(_continue_alternative(best), action=Action("take_upcard"), then_discard=best.card)
+    return take, best.card == top
 
 
 def _stock_value(context: _Context, hand: Hand) -> float:

@@ -927,9 +927,10 @@ def test_with_one_draw_left_after_a_take_the_draw_phase_plans_the_knock_the_disc
     assert after.alternatives[0].evaluation == take.evaluation < 20  # below the knock margin
 
 
-def test_a_take_is_never_planned_to_throw_the_card_taken_straight_back() -> None:
+def test_a_take_that_only_throws_the_card_straight_back_is_not_advised() -> None:
     """A review: under GRA, with one draw left and the knock held below the margin, "Take 9d and discard 9d" was
-    advised (it only passes the turn), and the discard phase after it knocked with 9d."""
+    advised (it only passes the turn), and the discard phase after it knocked with 9d. The take is shown as that
+    knock, the ten cards' own, which a stock draw keeps: so the stock is drawn."""
     state = GameState(hand=cards("As 3s Ks Ah Ad Kd Ac 2c 3c Kc"), phase="draw", upcard=parse_card("2h"),
                       discard_pile=cards("5s 7c Js Qs Jd Qd 2s Tc Jh Qc 8s 9c Th 5d Ts Jc 9s 9h 8d 7s 6s 7h Kh 4c Td "
                                          "Qh 9d"), stock_count=5, opponent_hand_known=cards("2h 5c 6c"),
@@ -937,7 +938,8 @@ def test_a_take_is_never_planned_to_throw_the_card_taken_straight_back() -> None
                                               "2c 9d"))
     advice = hint(state, resolve_rules("gra"), seed=2)
     take = next(option for option in advice.alternatives if option.action == Action("take_upcard"))
-    assert advice.action == Action("draw_stock") and take.then_discard != parse_card("9d")
+    assert advice.action == Action("draw_stock") and (take.unit, take.then_discard) == ("points", parse_card("9d"))
+    assert advice.reason.startswith("Draw from the stock: the ten cards you hold knock with 3 deadwood")
 
 
 def taken(state: GameState) -> GameState:
@@ -1898,3 +1900,44 @@ def test_with_one_draw_left_a_take_to_knock_is_weighed_against_the_discard_ranke
     assert advice.reason == "Take 4c: it allows a knock with 6 deadwood right away."
     after = hint(taken(state), rules, seed=30)
     assert after.action == Action("knock", parse_card("7d")) and after.alternatives[0].evaluation == take.evaluation
+
+
+def test_gra_take_is_not_followed_by_throwing_the_card_straight_back() -> None:
+    """An audit of the take's plan against the discard phase after it (2026-11-27), in a state reached in play
+    (GRA, one draw left): the draw phase planned the take with Qs barred (``_take_value`` passes ``top``),
+    the discard phase after it (``banned_discard`` is None under GRA) ranked throwing Qs back first: the two hints
+    contradicted, and by the discard phase's own ranking the take only passed the turn, which a stock draw beats.
+    Now the take is planned as that phase ranks, and a plan that throws the card back is not advised."""
+    state = GameState(hand=cards("3s 4s 6s Ah 2h 5h 3d Ac 2c 4c"), phase="draw", upcard=parse_card("6h"),
+                      discard_pile=cards("Ts Jh Jd Qc Kd 9c Ad Kh 9s Td 8h Tc 8d Qd 7s 6h 6c Js Qh 8c Kc Jc Ks 8s 7h "
+                                         "Th 7d Qs"), stock_count=4, opponent_hand_known=cards("5d 5c"),
+                      opponent_discards=cards("Ts Jh Jd Kd 9c Td Kh 9s Td 8h 8d Qd 7s 6h 5c Qh 6c 8c 7h Kc Jc Ks 8s Th "
+                                              "Qs"))
+    rules = resolve_rules("gra")
+    advice = hint(state, rules, seed=67)
+    after = hint(taken(state), rules, seed=67)
+    assert after.action == Action("discard", parse_card("Qs"))  # thrown straight back
+    assert advice.action == Action("draw_stock") and advice.alternatives[1].then_discard == parse_card("Qs")
+    assert advice.reason == ("Draw from the stock: after taking Qs the best discard would be Qs itself, which only "
+                             "passes the turn.") and not advice.close_call
+
+
+def test_a_take_is_not_advised_where_the_discard_phase_then_knocks_for_less_than_the_ten_cards_hold() -> None:
+    """The same audit (30 such hints in 6,742 built states): standard rules, one draw left. The ten cards knock
+    with 3 deadwood after any stock draw (expected +8.8, below the knock margin, so the stock is not valued at it);
+    taking 4h allows only knocks no better (the held knock rule rejected them), so the take was planned as "discard
+    2s" and beat the stock's look-ahead. After the
+    take the discard phase knocks discarding 3h with 4 deadwood (+7.8 points): a point less than drawing and
+    knocking with the ten cards held. Now a take whose knock does not beat the held knock is not advised, whatever
+    the stock is valued at."""
+    state = GameState(hand=cards("Qh 3h Kh 2h 2s 8d 8c 8h Jh 2c"), phase="draw", upcard=parse_card("3c"),
+                      discard_pile=cards("3c 4c 5c 6c 2d 3d 4d 5d 6d 9d Td Jd Qd Kd 9h Th 4s 5s 6s 8s 9s Ts Js 7d As "
+                                         "3s 4h"), stock_count=5,
+                      opponent_discards=cards("5c 2d 4d 6d Td Qd 9h 4s 6s 9s Js As 4h"))
+    rules = resolve_rules("standard")
+    advice = hint(state, rules, seed=39)
+    after = hint(taken(state), rules, seed=39)
+    assert after.action == Action("knock", parse_card("3h"))
+    assert advice.action == Action("draw_stock") and advice.alternatives[1].unit == "points"
+    assert advice.reason.startswith("Draw from the stock: the ten cards you hold knock with 3 deadwood after any "
+                                    "stock draw")
