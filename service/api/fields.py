@@ -451,6 +451,6 @@ def component_schemas() -> dict[str, dict[str, Any]]:
         "Player": {"type": "integer", "enum": list(PLAYERS), "description": "A player (or team): 0 or 1."},
         "RoundWinner": {"type": "string", "enum": list(ROUND_WINNERS), "description": "Who scores a round."},
         "ExtraBoxes": {"type": "integer", "enum": list(EXTRA_BOXES),
-                       "description": "Oklahoma extra boxes won with one hand: 1 for an undercut, 2 for gin, doubled "
-                       "when a spade upcard doubles the score."},
+                       "description": "Oklahoma extra boxes won with one hand: 1 for an undercut, 2 for gin or big "
+                       "gin, doubled when a spade upcard doubles the score."},
     }

@@ -338,12 +338,12 @@ class HandResult(RequestSchema):
         "0 for a drawn hand. Points that some hand scores under the rules: a knock 1 to 97, an undercut its bonus "
         "and 0 to the knock limit (1 up when a tie is no undercut; neither with a knock limit of 0, and the limit is "
         "10 in Oklahoma), gin and big gin their bonus and 0 to 98, the most deadwood ten cards hold; each doubled "
-        "where a spade upcard may double it (at most 129 under the default rules). Others are refused."})
+        "where a spade upcard may double it (at most 129 under the default rules). Others are refused, and with "
+        "`extra_boxes` the points must be what that undercut or gin scores (doubled with the boxes), without them "
+        "what a knock scores."})
     extra_boxes = IntegerField(load_default=0, validate=OneOf(EXTRA_BOXES), metadata=refer_to(EXTRA_BOXES_REF,
-        "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`), as a round's score gives them: 1 for "
-        "an undercut, 2 for gin, doubled when a spade upcard doubles the score; `points` must then be what that "
-        "undercut or gin scores (doubled with the boxes), and without boxes what a knock scores, else the hand is "
-        "refused."))
+        "Oklahoma extra boxes won with the hand (rule `oklahoma_extra_boxes`), as a round's score gives them; "
+        "`points` must match them."))
 
     @validates_schema
     def _drawn_scores_nothing(self, data: dict[str, Any], **kwargs: Any) -> None:

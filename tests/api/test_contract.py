@@ -41,7 +41,6 @@ from service.core.cards import CardError, parse_card, parse_hand
 from service.core.hints import DEFAULT_CONFIG
 from service.core.rules import RULE_PARAMETERS
 from service.core.scoring import EXTRA_BOXES
-from service.gunicorn_conf import access_log, check_metrics_directory
 from service.observability import MULTIPROC_ENV
 from service.spec import COMMITTED
 from service.spec import main as spec_main
@@ -415,28 +414,36 @@ def test_the_default_worker_count_follows_the_container_cpu_limit(
 def test_an_access_log_on_standard_output_makes_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A mutation audit of these checks: ``-`` is standard output, as gunicorn takes it, so no file named ``-`` is
     made in the working directory (which, read-only as in a pod, would stop the server)."""
+    import service.gunicorn_conf as conf  # imported here: its settings are read on import
+
     monkeypatch.chdir(tmp_path)
-    assert access_log("-") == "-"
+    assert conf.access_log("-") == "-"
     assert not (tmp_path / "-").exists()
 
 
 def test_a_missing_access_log_is_made(tmp_path: Path) -> None:
     """A file that is not there yet is made (appended to), not refused as unreadable."""
+    import service.gunicorn_conf as conf  # imported here: its settings are read on import
+
     path = tmp_path / "access.log"
-    assert access_log(str(path)) == str(path) and path.is_file()
+    assert conf.access_log(str(path)) == str(path) and path.is_file()
 
 
 def test_a_dangling_symlink_as_the_metrics_directory_is_no_directory(tmp_path: Path) -> None:
     """A symlink to nothing is named as no directory (not a mkdir's 'File exists')."""
+    import service.gunicorn_conf as conf  # imported here: its settings are read on import
+
     link = tmp_path / "metrics"
     link.symlink_to(tmp_path / "gone")
     with pytest.raises(ValueError, match=r"^PROMETHEUS_MULTIPROC_DIR '.*/metrics' is not a directory$"):
-        check_metrics_directory(str(link))
+        conf.check_metrics_directory(str(link))
 
 
 def test_a_metrics_directory_that_takes_no_file_is_refused(tmp_path: Path) -> None:
     """A directory that exists but cannot hold a file stops the server at start (not once listening). As root,
     whom file modes do not stop, sysfs stands in (it takes no new files from anyone)."""
+    import service.gunicorn_conf as conf  # imported here: its settings are read on import
+
     if os.geteuid() != 0:
         directory = tmp_path / "read-only"
         directory.mkdir(mode=0o500)
@@ -445,7 +452,7 @@ def test_a_metrics_directory_that_takes_no_file_is_refused(tmp_path: Path) -> No
         if not directory.is_dir():
             pytest.skip("no sysfs here")
     with pytest.raises(ValueError, match=r"^PROMETHEUS_MULTIPROC_DIR '.*' cannot hold the metrics: "):
-        check_metrics_directory(str(directory))
+        conf.check_metrics_directory(str(directory))
 
 
 def _free_port() -> int:

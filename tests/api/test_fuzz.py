@@ -27,7 +27,7 @@ BATCH = "/v1/hands/analyze/batch"
 
 
 @schema.parametrize()
-@settings(max_examples=30, derandomize=True, deadline=None,
+@settings(max_examples=30,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
 def test_api_conforms_to_its_spec(case: schemathesis.Case[Any]) -> None:
     negative = case.meta is not None and case.meta.generation.mode.is_negative

@@ -72,7 +72,7 @@ def test_eleven_cards_list_every_discard_best_first(call: Call, cards: list[str]
     assert answer["big_gin"] == (analyze_drawn_hand(hand).big_gin is not None)
 
 
-@settings(max_examples=120, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=120, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(hands("dense", 10, 11) | hands("suited", 10, 11))
 @example(parse_hand("As 2s 3s 4s 4h 4d 4c 9c Tc Jc"))  # gin laid out two ways
 @example(parse_hand("As 2s 3s 4s 4h 4d 4c 9c Tc Jc Kd"))

@@ -45,7 +45,7 @@ def as_ref(record: HandRecord) -> ref.Record:
     return record.winner, record.points, record.extra_boxes
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
+@settings(max_examples=300)
 @given(st.sampled_from(GAME_RULES), st.lists(RECORD, max_size=30))
 def test_game_scores_match_the_reference(rules: Rules, drawn: list[HandRecord]) -> None:
     """Final scores, winner and settlement of every preset's game against the rules written out in the
@@ -67,7 +67,7 @@ def assert_scored_as(result: GameResult, game: ref.Game) -> None:
     assert result.payer == (None if game.owed == 0 else result.final_scores.index(min(result.final_scores)))
 
 
-@settings(max_examples=200, derandomize=True, deadline=None)
+@settings(max_examples=200)
 @given(st.sampled_from(GAME_RULES), st.lists(st.tuples(RECORD, RECORD), max_size=20))
 def test_partnership_games_match_the_reference(rules: Rules, drawn: list[tuple[HandRecord, HandRecord]]) -> None:
     deals = [(first, second) for first, second in drawn if len(records_for(rules, [first, second])) == 2]

@@ -442,7 +442,7 @@ def test_a_budget_running_out_among_the_close_discards_stops_their_second_look()
     assert [(a.action, a.evaluation) for a in rest] == [(a.action, a.evaluation) for a in one_ranked[1:]]
 
 
-@settings(max_examples=60, derandomize=True, deadline=None)  # each example plays a whole hand
+@settings(max_examples=60)  # each example plays a whole hand
 @given(st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(RULE_SETS))
 def test_every_state_met_in_random_play_is_accepted_with_the_moves_the_rules_allow(seed: int, rules: Rules) -> None:
     """The state checks (turn order included) never refuse a state that play reaches, and the moves
@@ -462,7 +462,7 @@ def test_same_state_and_seed_give_the_same_hint() -> None:
         assert hint(state, rules, seed=5) == hint(state, rules, seed=5)
 
 
-@settings(max_examples=200, derandomize=True, deadline=None)
+@settings(max_examples=200)
 @given(st.sets(st.sampled_from(ALL_CARDS), min_size=0, max_size=12), st.sampled_from(ALL_CARDS))
 def test_meld_partners_are_the_cards_that_join_a_meld(held: set[Card], card: Card) -> None:
     hand = hand_from_cards(held) & ~card_bit(card)
@@ -470,7 +470,7 @@ def test_meld_partners_are_the_cards_that_join_a_meld(held: set[Card], card: Car
     assert bool(meld_partners(hand) >> card & 1) == joins
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
+@settings(max_examples=300)
 @given(st.sets(st.sampled_from(ALL_CARDS), min_size=0, max_size=20), st.sampled_from(ALL_CARDS))
 @example(set(cards("As 3s 4s 2h 2d")), parse_card("2s"))  # A 2 3, 2 3 4 and a set
 @example(set(cards("6s 7s 8s 4s")), parse_card("5s"))  # 6 7 8 is beside 5s, not a meld with it
@@ -484,7 +484,7 @@ def test_meld_completions_are_the_pairs_that_make_a_three_card_meld(held: set[Ca
     assert set(found) == {hand_from_cards(pair) for pair in pairs}
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
+@settings(max_examples=300)
 @given(st.sets(st.sampled_from(ALL_CARDS), min_size=3, max_size=10), st.sampled_from(ALL_CARDS))
 def test_a_card_melds_away_no_more_deadwood_than_its_reach(held: set[Card], card: Card) -> None:
     # The threat search skips draws on this bound, so it must never be too small.
@@ -507,7 +507,7 @@ def test_meld_reach_is_the_run_through_the_card_or_its_rank(held: str, card: str
     assert meld_reach(hand_from_cards(cards(held)), parse_card(card)) == reach
 
 
-@settings(max_examples=200, derandomize=True, deadline=None)
+@settings(max_examples=200)
 @given(st.sets(st.sampled_from(ALL_CARDS), min_size=1, max_size=11), st.integers(min_value=0, max_value=10))
 def test_unmatched_above_counts_cards_left_out_of_some_best_arrangement(held: set[Card], ceiling: int) -> None:
     hand = hand_from_cards(held)

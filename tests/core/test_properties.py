@@ -18,7 +18,7 @@ from service.core.melds import (
 from . import reference as ref
 from .hands import as_reference, hands
 
-PROPERTY = settings(max_examples=300, derandomize=True, deadline=None)
+PROPERTY = settings(max_examples=300)
 ANY_HAND = st.one_of(hands("deck"), hands("dense"), hands("high"), hands("suited"))
 CARD = st.sampled_from(ALL_CARDS)
 

@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,14 +99,21 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
             yield Gateway(port, [first, second])
 
 
+@contextlib.contextmanager
+def own_gateway(gateway: Gateway, scratch: Path, edit: Callable[[str], str] = str) -> Iterator[int]:
+    """A new nginx in front of the module's replicas, its config changed by ``edit``, with empty limit zones
+    whatever the tests before it sent (the port to ask)."""
+    port = free_port()
+    config = scratch / "nginx.conf"
+    config.write_text(edit(local_config([replica.port for replica in gateway.replicas], port, scratch)))
+    with serving_nginx(config, port):
+        yield port
+
+
 @pytest.fixture()
 def fresh_gateway(gateway: Gateway, tmp_path: Path) -> Iterator[int]:
-    """A gateway of its own in front of the module's replicas, for a test that spends a rate limit: a new nginx
-    starts with empty limit zones, whatever the tests before it sent (the port to ask)."""
-    port = free_port()
-    config = tmp_path / "nginx.conf"
-    config.write_text(local_config([replica.port for replica in gateway.replicas], port, tmp_path))
-    with serving_nginx(config, port):
+    """A gateway of its own, for a test that spends a rate limit."""
+    with own_gateway(gateway, tmp_path) as port:
         yield port
 
 
@@ -276,13 +283,13 @@ def test_batches_sent_one_after_another_are_never_refused_for_connections(
     refused. An nginx worker frees a connection's slot a moment after the answer has gone, and the next connection may
     reach the other worker first: 11 of 1,500 such batches were refused. The rates are lifted here, so that only the
     connection limit can refuse; under a limit of one, this test failed in 4 runs of 4."""
-    port = free_port()
-    config = local_config([replica.port for replica in gateway.replicas], port, tmp_path)
-    unlimited_rates = config.replace("rate=2r/s", "rate=10000r/s").replace("rate=50r/s", "rate=10000r/s")
-    assert unlimited_rates.count("rate=10000r/s") == 2
-    (tmp_path / "nginx.conf").write_text(unlimited_rates)
+    def unlimited_rates(config: str) -> str:
+        lifted = config.replace("rate=2r/s", "rate=10000r/s").replace("rate=50r/s", "rate=10000r/s")
+        assert lifted.count("rate=10000r/s") == 2
+        return lifted
+
     batch = json.dumps({"hands": [{"hand": HAND}]}).encode()
-    with serving_nginx(tmp_path / "nginx.conf", port):
+    with own_gateway(gateway, tmp_path, unlimited_rates) as port:
         statuses = Counter(exchange(port, "POST", "/v1/hands/analyze/batch", batch, JSON).status for _ in range(600))
     assert statuses == {200: 600}
 
