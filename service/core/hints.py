@@ -1444,8 +1444,8 @@ def _draw_hint(context: _Context) -> Hint:
     reason = _draw_reason(choice, top, take, stock)
     card = format_card(top)
     if outdone and take.unit != "points":
-        reason = (f"Draw from the stock: after taking {card} the best discard would be {card} itself, which only "
-                  "passes the turn.")
+        instead = "Pass" if stock_action.type == "pass" else "Draw from the stock"
+        reason = f"{instead}: after taking {card} the best discard would be {card} itself, which only passes the turn."
     elif choice == stock_action and (held is not None or outdone):
         taking = (f"allows {_finish_name(take.then_discard is None, take.deadwood or 0)}, expected "
                   f"{_points(take.evaluation)} points") if take.unit == "points" else "allows no knock"

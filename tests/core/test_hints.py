@@ -1941,3 +1941,14 @@ def test_a_take_is_not_advised_where_the_discard_phase_then_knocks_for_less_than
     assert advice.action == Action("draw_stock") and advice.alternatives[1].unit == "points"
     assert advice.reason.startswith("Draw from the stock: the ten cards you hold knock with 3 deadwood after any "
                                     "stock draw")
+
+
+def test_under_gra_a_first_upcard_that_would_be_thrown_straight_back_is_passed_for_that_reason() -> None:
+    """The first-upcard phase of the audit above: under GRA the discard phase may throw the upcard taken straight
+    back, and for these ten cards ranks that first, so the take is shown as that plan and passed (49 of 600 random
+    first upcards under GRA)."""
+    state = GameState(cards("7c Qh Kd 4h As 2h 8s 3d 2s Th"), "first_upcard", parse_card("Qs"), cards("Qs"), 31,
+                      (), (), None)
+    advice = hint(state, resolve_rules("gra"), seed=3, budget=None)
+    assert advice.action == Action("pass") and advice.alternatives[1].then_discard == parse_card("Qs")
+    assert advice.reason == "Pass: after taking Qs the best discard would be Qs itself, which only passes the turn."
