@@ -20,7 +20,7 @@ discard leaves few hands likely), so hands are drawn until their effective sampl
 sum of the weights over the sum of their squares) reaches ``samples``, or ``sample_pool`` hands have
 been drawn, and ``samples`` of them are then kept with equal weights by systematic resampling: the
 rest of the engine costs what it did, and its answer depends far less on the seed (on the README's
-example, the knock's expected points went from 6 to 32 with the seed; now from 8 to 20).
+example, the knock's expected points went from 6 to 32 with the seed; now from 8.5 to 19.1).
 The samples give, per unseen card, the chance the opponent holds it (so the chance it is
 still in the stock), per discard its *safety* (the chance the opponent cannot meld it), its
 *threat* and the knock outcomes below. 24 samples, from at most 240 drawn, keep the 99th percentile
@@ -91,6 +91,11 @@ where it would not be undercut; at the stock's end nothing, or its knock with ou
 left (``_Context.one_draw_left``), a knock below ``knock_margin`` is still made when it is worth at least what
 playing on is expected to bring (``_play_on_points``): the opponent's knock on its turn, else that last draw.
 
+*Suits.* The state is analysed with its suits renamed by the part their cards play in it
+(``_suit_frame``), and the hint's cards are named back: the samples, and every tie broken by card
+(so by suit order), are then the same for a state and for that state with its suits renamed, and
+the two get the same hint, renamed. (Oklahoma's doubling is read from the upcard as given.)
+
 Advice is always one of ``legal_actions``. The same state, rules, seed and config always give
 the same hint, unless a time budget runs out (above).
 """
@@ -115,6 +120,7 @@ from .cards import (
     CardError,
     Hand,
     card_bit,
+    card_rank,
     card_value,
     check_card,
     check_hand,
@@ -126,9 +132,10 @@ from .cards import (
 from .errors import FieldError, describe_value
 from .knocks import KnockOption, can_finish, is_big_gin, knock_limit, knock_options, score_doubled
 from .layoffs import best_defence
-from .melds import Arrangement, Meld, best_arrangement, min_deadwood, optimal_arrangements
+from .melds import Arrangement, Meld, best_arrangement, meld_sort_key, min_deadwood, optimal_arrangements
 from .rules import Rules, check_rules
 from .scoring import MOST_DEADWOOD, knock_net, knock_outcome, outcome_points
+from .suits import IDENTITY, SuitFrame, canonical_frame
 
 Phase = Literal["first_upcard", "draw", "discard"]
 ActionType = Literal["take_upcard", "pass", "draw_stock", "discard", "knock", "gin", "big_gin"]
@@ -757,6 +764,8 @@ class _Context:
     """``_points_against_knocks`` of the rules."""
     budget: TimeBudget | None = None
     seed: int = 0
+    frame: SuitFrame = IDENTITY
+    """The suits' names in the state analysed (``_suit_frame``): ``frame.name`` names a card as the caller does."""
 
     def out_of_time(self) -> bool:
         """Whether the hint's time budget (if any) is spent: optional work is skipped from then on."""
@@ -1205,15 +1214,83 @@ def _prepare(state: GameState, rules: Rules, seed: int, config: EngineConfig,
     turns the value of every discard and of playing on, need them)."""
     _check_engine_inputs(seed, config, budget)
     checked = _reveal(check_state(state, rules), revealed)
+    frame = _suit_frame(state)
     upcard = state.upcard
     doubled = score_doubled(rules, upcard)
     limit = knock_limit(rules, upcard)
     worth = tuple(deadwood_worth(deadwood, limit, config) for deadwood in range(MOST_DEADWOOD + 1))
-    context = _Context(state, rules, checked, config, limit=limit, worth=worth, doubling=2 if doubled else 1,
-                       against_knocks=_points_against_knocks(rules), budget=budget, seed=seed)
+    context = _Context(_state_in_frame(state, frame), rules, _checked_in_frame(checked, frame), config, limit=limit,
+                       worth=worth, doubling=2 if doubled else 1, against_knocks=_points_against_knocks(rules),
+                       budget=budget, seed=seed, frame=frame)
     _sample_opponents(context, random.Random(seed))
     _find_threats(context)
     return context
+
+
+def _suit_frame(state: GameState) -> SuitFrame:
+    """The suits named by the part their cards play in ``state`` (``canonical_frame``: in the pile and the
+    opponent's discards, their places too), so that a hint does not depend on the names of the suits. (A spade
+    upcard's doubling is decided from the state as given.) A card taken from the pile this turn keeps its place
+    on the pile: the hints before and after the take share their frame, so a take's plan and the discard phase
+    after it sample the same hands."""
+    roles: dict[Card, list[tuple[int, int]]] = {}
+    taken = state.drawn_from_discard
+    pile = state.discard_pile if taken is None else (*state.discard_pile, taken)
+    parts = (tuple(card for card in state.hand if card != taken), state.opponent_hand_known, (state.upcard,))
+    for part, cards in enumerate((*parts, pile, state.opponent_discards)):
+        for place, card in enumerate(cards):
+            if card is not None:
+                roles.setdefault(card, []).append((part, place if part >= len(parts) else 0))
+    return canonical_frame({card: tuple(role) for card, role in roles.items()})
+
+
+def _state_in_frame(state: GameState, frame: SuitFrame) -> GameState:
+    """``state`` with its cards as ``frame`` names them; the cards held, in whatever order given, in bit order."""
+    if frame == IDENTITY:
+        return state
+
+    def renamed(cards: Iterable[Card]) -> tuple[Card, ...]:
+        return tuple(frame.card(card) for card in cards)
+
+    return replace(state, hand=tuple(sorted(renamed(state.hand))), upcard=_card_in_frame(state.upcard, frame),
+                   discard_pile=renamed(state.discard_pile),
+                   opponent_hand_known=tuple(sorted(renamed(state.opponent_hand_known))),
+                   opponent_discards=renamed(state.opponent_discards),
+                   drawn_from_discard=_card_in_frame(state.drawn_from_discard, frame))
+
+
+def _card_in_frame(card: Card | None, frame: SuitFrame) -> Card | None:
+    return None if card is None else frame.card(card)
+
+
+def _checked_in_frame(checked: _Checked, frame: SuitFrame) -> _Checked:
+    return replace(checked, hand=frame.hand(checked.hand), pile=frame.hand(checked.pile),
+                   known=frame.hand(checked.known), unseen=frame.hand(checked.unseen))
+
+
+def _hint_back(advice: Hint, frame: SuitFrame) -> Hint:
+    """``advice``, made in ``frame``, with its cards as the caller names them."""
+    if frame == IDENTITY:
+        return advice
+    return replace(advice, action=_action_back(advice.action, frame),
+                   alternatives=tuple(_alternative_back(option, frame) for option in advice.alternatives),
+                   layout=_layout_back(advice.layout, frame))
+
+
+def _action_back(action: Action, frame: SuitFrame) -> Action:
+    return action if action.card is None else replace(action, card=frame.card_back(action.card))
+
+
+def _alternative_back(option: Alternative, frame: SuitFrame) -> Alternative:
+    return replace(option, action=_action_back(option.action, frame),
+                   outs=tuple(iter_cards(frame.hand_back(hand_from_cards(option.outs)))),
+                   then_discard=None if option.then_discard is None else frame.card_back(option.then_discard),
+                   layout=None if option.layout is None else _layout_back(option.layout, frame))
+
+
+def _layout_back(layout: Arrangement, frame: SuitFrame) -> Arrangement:
+    return Arrangement(tuple(sorted(map(frame.hand_back, layout.melds), key=meld_sort_key)),
+                       frame.hand_back(layout.deadwood_cards))
 
 
 def _check_engine_inputs(seed: int, config: EngineConfig, budget: TimeBudget | None) -> None:
@@ -1257,7 +1334,7 @@ def hint(state: GameState, rules: Rules, seed: int = 0, config: EngineConfig = D
     """
     context = _prepare(state, rules, seed, config, budget=budget, revealed=revealed)
     advice = _discard_hint(context) if state.phase == "discard" else _draw_hint(context)
-    return replace(advice, time_budget_reached=budget is not None and budget.spent(),
+    return replace(_hint_back(advice, context.frame), time_budget_reached=budget is not None and budget.spent(),
                    effective_samples=context.effective_samples, knock_limit=context.limit)
 
 
@@ -1276,8 +1353,9 @@ def model_opponent(state: GameState, rules: Rules, seed: int = 0, config: Engine
     """The opponent model behind ``hint`` for the same state, rules, seed, config and ``revealed`` cards."""
     context = _prepare(state, rules, seed, config, revealed=revealed)
     knock_next = sum(threat.weight * len(threat.stock) / threat.stock_size for threat in context.threats)
-    return OpponentModel(dict(context.held), {card: context.danger(card) for card in context.meld_chance},
-                         knock_next)
+    back = context.frame.card_back
+    return OpponentModel({back(card): chance for card, chance in context.held.items()},
+                         {back(card): context.danger(card) for card in context.meld_chance}, knock_next)
 
 
 def _discard_hint(context: _Context) -> Hint:
@@ -1312,7 +1390,7 @@ def _discard_hint(context: _Context) -> Hint:
             _stock_end_knock_text(rules) if stock_ends else \
             "knocking now beats waiting while the opponent improves" if play_on is None else \
             f"with one draw left, playing on is expected to bring no more ({_points(play_on)} points)"
-        return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, why),
+        return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, why, context.frame),
                     best_knock.arrangement, len(context.samples))
     best = continues[0]
     alternatives = continue_alternatives + knock_alternatives
@@ -1321,7 +1399,7 @@ def _discard_hint(context: _Context) -> Hint:
         close = close or _points_apart(threshold, best_knock.expected_points) < CLOSE_TO_THE_MARGIN
     layout = best_arrangement(hand & ~card_bit(best.card))
     reason = _discard_reason(best, layout.melds, best_knock, stock_ends, config.knock_margin, play_on,
-                             rules.stock_end_discard)
+                             rules.stock_end_discard, context.frame)
     return Hint(Action("discard", best.card), tuple(alternatives), close, reason, layout, len(context.samples))
 
 
@@ -1344,7 +1422,7 @@ def _last_turn_discard_hint(context: _Context) -> Hint:
         bool(knocks) or any(other.evaluation != chosen.evaluation for other in others))  # all alike: nothing to call
     if knock_first:
         assert best_knock is not None
-        reason = _knock_reason(best_knock, _last_turn_text(context, ends[0] if ends else None))
+        reason = _knock_reason(best_knock, _last_turn_text(context, ends[0] if ends else None), context.frame)
         return Hint(best_knock.action, alternatives, close, reason, best_knock.arrangement,
                     len(context.samples))
     card = chosen.action.card
@@ -1384,8 +1462,13 @@ def _knocks(context: _Context, hand: Hand, taken: Card | None) -> list[_Knock]:
         found.append(max(scored, key=attrgetter("expected_points")))
     bonus = {"big_gin": rules.big_gin_bonus or 0, "gin": rules.gin_bonus}
     found.sort(key=lambda k: (k.deadwood > 0, -k.expected_points, -bonus.get(k.action.type, 0), k.deadwood,
-                              k.action.card or 0))
+                              _rank_first(k.action.card or 0)))
     return found
+
+
+def _rank_first(card: Card) -> tuple[int, Card]:
+    """Equal knocks go out with the lowest rank first (then by the frame's suit order)."""
+    return card_rank(card), card
 
 
 def _continue_alternative(option: _Continue) -> Alternative:
@@ -1441,8 +1524,8 @@ def _draw_hint(context: _Context) -> Hint:
     else:
         close = take.unit == stock.unit and \
             abs(_points_apart(take.evaluation, stock.evaluation)) < context.config.close_margin
-    reason = _draw_reason(choice, top, take, stock)
-    card = format_card(top)
+    reason = _draw_reason(choice, top, take, stock, context.frame)
+    card = context.frame.name(top)
     if outdone and take.unit != "points":
         instead = "Pass" if stock_action.type == "pass" else "Draw from the stock"
         reason = f"{instead}: after taking {card} the best discard would be {card} itself, which only passes the turn."
@@ -1468,7 +1551,7 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     stock_end = context.rules.stock_end
     stock_points, knocking = _last_stock_draw(context, hand, stock_end)
     stock = Alternative(Action("draw_stock"), stock_points, "points", expected_points=stock_points)
-    card = format_card(top)
+    card = context.frame.name(top)
     knock_chance = f"you would knock with chance {knocking:.0%}"
     scoring = "a knock" if context.rules.stock_end_discard == "draw" else \
         "your knock, or the opponent's with your discard,"
@@ -1483,8 +1566,8 @@ def _last_draw_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     chosen, other = (take, stock) if _points_apart(take.evaluation, stock.evaluation) > 0 else (stock, take)
     close = _points_apart(chosen.evaluation, other.evaluation) < CLOSE_POINTS
     if best.action.type == "discard":
-        taking = (f"taking {card} and discarding {format_card(best.action.card or 0)} leaves the opponent the last "
-                  f"draw, expected {_points(take.evaluation)} points")
+        taking = (f"taking {card} and discarding {context.frame.name(best.action.card or 0)} leaves the opponent the "
+                  f"last draw, expected {_points(take.evaluation)} points")
     else:
         taking = f"taking {card} allows {_finish_name(best.action.type == 'big_gin', best.deadwood or 0)}, " \
                  f"expected {_points(take.evaluation)} points"
@@ -1557,7 +1640,7 @@ def _knock_beats(knock: _Knock, discards: Sequence[Alternative]) -> bool:
 def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     """The discard that left the stock at its end, offered to knock with: take it if a knock with it is
     expected to score (a draw scores nothing), else pass and the hand is a draw."""
-    card = format_card(top)
+    card = context.frame.name(top)
     declined = Alternative(Action("pass"), 0.0, "points", context.deadwood(hand), 0.0)
     knock_take = _take_to_knock(context, hand, top)
     if knock_take is None:
@@ -1577,7 +1660,7 @@ def _stock_end_offer_hint(context: _Context, hand: Hand, top: Card) -> Hint:
 def _returned_card_hint(context: _Context, hand: Hand, top: Card) -> Hint:
     """A card we discarded, thrown straight back: retaken only to knock (GRA), so taken only when that knock is
     worth making, else the stock."""
-    card = format_card(top)
+    card = context.frame.name(top)
     held = _held_knock_worth_making(context, hand)
     stock = _stock_alternative(context, hand, Action("draw_stock"), held)
     knock_take = _take_to_knock(context, hand, top)
@@ -1701,16 +1784,16 @@ def _stock_value(context: _Context, hand: Hand) -> float:
 # --- reasons --------------------------------------------------------------------------------
 
 
-def _describe(melds: Iterable[Meld]) -> str:
-    shown = [" ".join(format_hand(m)) for m in melds]
+def _describe(melds: Iterable[Meld], frame: SuitFrame) -> str:
+    shown = [" ".join(frame.names(m)) for m in melds]
     return ", ".join(shown) if shown else "no melds"
 
 
-def _knock_reason(knock: _Knock, why: str) -> str:
-    melds = _describe(knock.arrangement.melds)
+def _knock_reason(knock: _Knock, why: str, frame: SuitFrame) -> str:
+    melds = _describe(knock.arrangement.melds, frame)
     if knock.action.type == "big_gin":
         return f"Big gin: all eleven cards meld ({melds})."
-    card = format_card(knock.action.card) if knock.action.card is not None else ""
+    card = frame.name(knock.action.card) if knock.action.card is not None else ""
     if knock.deadwood == 0:
         return f"Gin: discard {card} and lay out {melds}; gin cannot be undercut."
     return (f"Knock discarding {card} with {knock.deadwood} deadwood, keeping {melds}: undercut risk "
@@ -1747,7 +1830,7 @@ def _last_turn_words(context: _Context) -> str:
 
 
 def _last_discard_reason(context: _Context, chosen: Alternative, knock: _Knock | None) -> str:
-    card = format_card(chosen.action.card) if chosen.action.card is not None else ""
+    card = context.frame.name(chosen.action.card) if chosen.action.card is not None else ""
     stock_ends = context.state.stock_count <= context.rules.stock_end
     if stock_ends and context.rules.stock_end_discard == "draw":
         text = f"Discard {card}: the hand ends as a draw after this discard."
@@ -1765,9 +1848,9 @@ def _last_discard_reason(context: _Context, chosen: Alternative, knock: _Knock |
 
 
 def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | None, stock_ends: bool,
-                    margin: float, play_on: float | None, stock_end_discard: str) -> str:
-    card = format_card(best.card)
-    text = (f"Discard {card}: keeps {_describe(melds)} with {best.deadwood} deadwood and "
+                    margin: float, play_on: float | None, stock_end_discard: str, frame: SuitFrame) -> str:
+    card = frame.name(best.card)
+    text = (f"Discard {card}: keeps {_describe(melds, frame)} with {best.deadwood} deadwood and "
             f"{_count(best.outs.bit_count(), 'live out')}; the opponent can use {card} with chance "
             f"{1 - best.safety:.0%}.")
     if knock is not None:
@@ -1796,14 +1879,14 @@ def _finish_name(big_gin: bool, deadwood: int) -> str:
     return "big gin" if big_gin else "gin" if deadwood == 0 else f"a knock with {deadwood} deadwood"
 
 
-def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternative) -> str:
+def _draw_reason(choice: Action, top: Card, take: Alternative, stock: Alternative, frame: SuitFrame) -> str:
     """Why to take the pile's top card, or pass or draw from the stock instead."""
-    card = format_card(top)
+    card = frame.name(top)
     other = "for passing, valued as a draw from the stock" if stock.action.type == "pass" else "from the stock"
     if choice.type == "take_upcard":
         if take.unit == "points":
             return f"Take {card}: it allows {_finish_name(take.then_discard is None, take.deadwood or 0)} right away."
-        then = format_card(take.then_discard) if take.then_discard is not None else "?"
+        then = frame.name(take.then_discard) if take.then_discard is not None else "?"
         return (f"Take {card} and discard {then}: {take.deadwood} deadwood, evaluated {_points(take.evaluation)} "
                 f"against {_points(stock.evaluation)} {other} (higher is better).")
     return (f"{'Pass' if choice.type == 'pass' else 'Draw from the stock'}: {card} does not help enough "

@@ -101,7 +101,7 @@ def test_effective_samples_say_what_the_evidence_is_worth(call: Call) -> None:
     """The README's state: the opponent has thrown one low card, which few random hands fit; late in a hand its
     discards fit plenty."""
     thin = call("POST", "/v1/hint", json={**KNOCK_STATE, "time_budget_ms": None}).get_json()
-    assert thin["samples"] == 24 and thin["effective_samples"] == 8.3  # to one decimal, as documented
+    assert thin["samples"] == 24 and thin["effective_samples"] == 7.7  # to one decimal, as documented
     rich = call("POST", "/v1/hint", json={**STOCK_END_KNOCK, "time_budget_ms": None}).get_json()
     assert rich["samples"] == 24 and rich["effective_samples"] == 24
 
@@ -121,7 +121,7 @@ def test_of_two_equal_lone_cards_the_dead_one_goes(call: Call) -> None:
     state = {"hand": "2h 3h 4h 6c 6d 6h 8d 9d Kc Qs Ad", "phase": "discard", "upcard": "Ks",
              "discard_pile": ["Ks", "Kh", "Qc", "Jc"], "stock_count": 27, "opponent_discards": ["Kh", "Jc"],
              "time_budget_ms": None}  # a slow machine ran out of the default budget, and the two scored apart
-    for seed in (0, 3, 11):  # seeds where the two score exactly alike
+    for seed in (0, 4, 11):  # seeds where the two score exactly alike
         answer = call("POST", "/v1/hint", json={**state, "seed": seed}).get_json()
         first, second = answer["alternatives"][:2]
         assert first["evaluation"] == second["evaluation"] and second["action"]["card"] == "Qs"
@@ -133,7 +133,7 @@ def _listed(cards: str) -> list[str]:
 
 
 # From an audit of the reasons over 18,830 answers: each of these reasons said something its own answer did not.
-# The last draw under Game Colony's stock-end rule: the draw's -49.7 is the opponent's knock with our discard.
+# The last draw under Game Colony's stock-end rule: the draw's -43.3 is the opponent's knock with our discard.
 LAST_DRAW_UNDER_AN_OFFER: dict[str, Any] = {
     "hand": "4s 6s Ah 8h 9h 5d 6d Td 8c Kc", "phase": "draw", "stock_count": 6, "seed": 362,
     "discard_pile": _listed("Qd Js 6c Jd 5h 8d 4h 9c Qs Ac Ad 5s Qh 2d 9s Kd 8s 4c Qc Th Tc 4d Ks 7d Kh 5c"),
@@ -156,7 +156,7 @@ ONE_LIVE_OUT: dict[str, Any] = {
     "opponent_discards": _listed("Qd Ks Tc Jd Kh Jh Kc 9h Jc 4c 5c 3h"), "rules": "oklahoma"}
 # A knock declined whose expected points, 7.958, read +8.0 to one decimal.
 JUST_UNDER_THE_MARGIN: dict[str, Any] = {
-    "hand": "3s 7s Qs 5h 7h Qh Ad 7d Qd 7c Qc", "phase": "discard", "stock_count": 17, "upcard": "9s", "seed": 647,
+    "hand": "3s 7s Qs 5h 7h Qh Ad 7d Qd 7c Qc", "phase": "discard", "stock_count": 17, "upcard": "9s", "seed": 65,
     "discard_pile": _listed("Td Kc Jd 9h 9c Jc 6h 6d 5c 5d 4c Th Kd 8c"), "opponent_hand_known": _listed("9s 8s"),
     "opponent_discards": _listed("Qh Kc Jd 9h 7s 7c Jc 7h 6d Qc 5c 5d 4c Th 5h Kd 7d"), "drawn_from_discard": "7d",
     "rules": "traditional"}
@@ -170,8 +170,8 @@ def _reason(call: Call, state: dict[str, Any]) -> tuple[str, list[dict[str, Any]
 def test_the_last_draw_under_a_stock_end_offer_counts_the_opponents_knock(call: Call) -> None:
     reason, alternatives = _reason(call, LAST_DRAW_UNDER_AN_OFFER)
     assert reason.startswith("Draw from the stock: this is your last draw, and only your knock, or the opponent's "
-                             "with your discard, scores after it (you would knock with chance 0%, expected -49.7 ")
-    assert alternatives[0]["expected_points"] == -49.667
+                             "with your discard, scores after it (you would knock with chance 0%, expected -43.3 ")
+    assert alternatives[0]["expected_points"] == -43.348
     plain = _reason(call, {**LAST_DRAW_UNDER_AN_OFFER, "rules": {"preset": "online", "stock_end": 5}})[0]
     assert plain.startswith("Draw from the stock: this is your last draw, and only a knock scores after it")
 
@@ -759,14 +759,15 @@ def test_the_upcard_thrown_at_once_and_thrown_straight_back_is_retaken_only_to_k
     assert {a["action"]["type"] for a in free["alternatives"]} == {"take_upcard", "draw_stock"}
 
 
-# Hoyle: the knock with 7 deadwood is expected to score exactly 5 points (120/24, summed as 5.000000000000001).
+# Hoyle: the knock with 7 deadwood is expected to score exactly 5 points (120/24; another seed's float sum was
+# 5.000000000000001, a hair above).
 KNOCK_AT_THE_MARGIN: dict[str, Any] = {
     "hand": ["4h", "2h", "7h", "2d", "7s", "4s", "7d", "3d", "4c", "7c", "Qc"], "phase": "discard",
     "discard_pile": ["Kc", "Ks", "Kd", "Kh", "Tc", "8d", "3c", "9d", "9s", "6c", "Js", "Qs", "Th", "Ts", "5h", "Jd",
                      "Jh", "5s", "9c"],
     "stock_count": 12, "opponent_hand_known": ["5d", "6h"], "upcard": "3c", "rules": "hoyle",
     "opponent_discards": ["Ks", "Kd", "Tc", "7s", "5d", "4s", "7d", "9s", "Js", "Th", "Ts", "Jd", "Jh", "9c"],
-    "knock_margin": 5, "seed": 3018463956, "time_budget_ms": None,
+    "knock_margin": 5, "seed": 158, "time_budget_ms": None,
 }
 
 
