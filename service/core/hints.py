@@ -68,7 +68,10 @@ card that allows a knock is taken when the discard phase after it would knock (a
 than ``knock_margin``, or gin; with one draw left, one worth what playing on brings), unless, in the
 draw phase, the ten cards held allow as good a knock anyway, after a stock draw thrown back. Where
 they allow a knock worth making, the stock draw is valued in points at that knock, as the take is
-at its own. In the ``first_upcard`` phase "pass" is scored like a stock draw.
+at its own. A take whose best discard throws the card straight back (GRA) is not advised, and in the
+draw phase it is shown valued at most at the stock draw (in play-outs from 412 such states met in
+self-play, where the look-ahead rated it higher, it did worse than the stock draw, ``benchmarks/README.md``).
+In the ``first_upcard`` phase "pass" is scored like a stock draw.
 
 *Knocks, gin, big gin* are scored in expected points (``unit="points"``) against the sampled
 opponent hands: the defender's best melds and layoffs (``layoffs.best_defence``), the undercut
@@ -1509,6 +1512,11 @@ def _draw_hint(context: _Context) -> Hint:
     top = state.discard_pile[-1] if state.discard_pile else state.upcard
     assert top is not None
     take, outdone = _take_value(context, hand, top, knocks_held=held is not None)
+    if outdone and take.unit == stock.unit == "deadwood" and state.phase == "draw":
+        # A take thrown straight back only passes the turn, which the stock draw beats (the look-ahead charges the
+        # stock card thrown back for feeding the opponent, and so can rate the take higher): shown at most at the
+        # stock draw's value, below it in the ranking.
+        take = replace(take, evaluation=min(take.evaluation, stock.evaluation))
     take_action = Action("take_upcard")
     if outdone:
         choice = stock_action
