@@ -899,7 +899,8 @@ class HintAlternative(Schema):
         "the next draw (after the next two for the discards that come close to the best; they rank first), less "
         "the penalties for feeding the opponent and for its knock on the next turn (unit `deadwood`). A deadwood d "
         "counts as 2d - L below the knock limit L (so a hand in knocking range can score above 0) and as "
-        "30 + (d - 30) / 2 above 30."})
+        "30 + (d - 30) / 2 above 30. A take whose best discard would be the card taken (GRA), which only passes "
+        "the turn, is never advised, and in the `draw` phase is shown at most at the stock draw's value."})
     unit = fields.String(required=True, validate=OneOf(["points", "deadwood"]), metadata={
         "description": "`points` for knocks, gin and big gin, for a take the engine would follow at once with a "
         "knock or gin, for a stock draw when the ten cards held already knock (or go gin) after it, throwing the "

@@ -210,7 +210,7 @@ class Alternative:
     player (knock, gin, big gin); in ``deadwood`` it is minus the expected worth of the least deadwood
     (``deadwood_worth``) after the next stock draw (the next two for the discards close to the best),
     minus the penalty for feeding the opponent a meld card and the defence term (see the module
-    docstring).
+    docstring); a draw-phase take that would only throw the card straight back, at most the stock draw's.
     ``deadwood`` is the deadwood of the ten cards kept (for ``take_upcard``: after ``then_discard``).
     ``outs`` are the unseen cards that, drawn next, would lower that deadwood (after the best discard)
     or form a meld with two or more of the cards kept; ``safety`` is the chance the
@@ -1248,21 +1248,23 @@ def _suit_frame(state: GameState) -> SuitFrame:
 
 
 def _state_in_frame(state: GameState, frame: SuitFrame) -> GameState:
-    """``state`` with its cards as ``frame`` names them; the cards held, in whatever order given, in bit order."""
+    """``state`` with its cards as ``frame`` names them. Its ``upcard`` too: read Oklahoma's doubling from the
+    state as given (``_prepare``)."""
     if frame == IDENTITY:
         return state
 
     def renamed(cards: Iterable[Card]) -> tuple[Card, ...]:
         return tuple(frame.card(card) for card in cards)
 
-    return replace(state, hand=tuple(sorted(renamed(state.hand))), upcard=_card_in_frame(state.upcard, frame),
+    return replace(state, hand=renamed(state.hand), upcard=_card_in_frame(state.upcard, frame),
                    discard_pile=renamed(state.discard_pile),
-                   opponent_hand_known=tuple(sorted(renamed(state.opponent_hand_known))),
+                   opponent_hand_known=renamed(state.opponent_hand_known),
                    opponent_discards=renamed(state.opponent_discards),
                    drawn_from_discard=_card_in_frame(state.drawn_from_discard, frame))
 
 
 def _card_in_frame(card: Card | None, frame: SuitFrame) -> Card | None:
+    """``card`` (if any) as ``frame`` names it."""
     return None if card is None else frame.card(card)
 
 
@@ -1292,8 +1294,12 @@ def _alternative_back(option: Alternative, frame: SuitFrame) -> Alternative:
 
 
 def _layout_back(layout: Arrangement, frame: SuitFrame) -> Arrangement:
-    return Arrangement(tuple(sorted(map(frame.hand_back, layout.melds), key=meld_sort_key)),
-                       frame.hand_back(layout.deadwood_cards))
+    return Arrangement(_melds_back(layout.melds, frame), frame.hand_back(layout.deadwood_cards))
+
+
+def _melds_back(melds: Iterable[Meld], frame: SuitFrame) -> tuple[Meld, ...]:
+    """Melds named in ``frame`` as the caller names them, in the order of a layout of those (``meld_sort_key``)."""
+    return tuple(sorted(map(frame.hand_back, melds), key=meld_sort_key))
 
 
 def _check_engine_inputs(seed: int, config: EngineConfig, budget: TimeBudget | None) -> None:
@@ -1793,7 +1799,8 @@ def _stock_value(context: _Context, hand: Hand) -> float:
 
 
 def _describe(melds: Iterable[Meld], frame: SuitFrame) -> str:
-    shown = [" ".join(frame.names(m)) for m in melds]
+    """The melds (named in ``frame``) as the caller names them, in the layout's order (``_layout_back``)."""
+    shown = [" ".join(format_hand(meld)) for meld in _melds_back(melds, frame)]
     return ", ".join(shown) if shown else "no melds"
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .cards import LANE_BITS, RANK_MASK, Card, Hand, format_card, format_hand
+from .cards import LANE_BITS, RANK_MASK, Card, Hand, format_card
 
 SUITS = range(4)
 
@@ -54,10 +54,6 @@ class SuitFrame:
     def name(self, card: Card) -> str:
         """How the caller names the card that the frame calls ``card``."""
         return format_card(self.card_back(card))
-
-    def names(self, hand: Hand) -> list[str]:
-        """How the caller names the cards that the frame calls ``hand``, in ``format_hand``'s order."""
-        return format_hand(self.hand_back(hand))
 
 
 def _renamed(hand: Hand, into: tuple[int, ...]) -> Hand:

@@ -28,6 +28,7 @@ from service.core.cards import (
     card_bit,
     card_value,
     format_card,
+    format_hand,
     hand_cards,
     hand_from_cards,
     parse_card,
@@ -238,6 +239,21 @@ def test_renaming_the_suits_renames_the_hint(situation_and_rules: tuple[GameStat
     assert {suits_renamed(card, into): chance for card, chance in model.meld_chance.items()} == \
         renamed_model.meld_chance or len(suit_symmetries(state)) > 1
 
+
+def test_a_reason_lists_the_melds_in_the_layouts_order() -> None:
+    """A review of the suits' renaming: the reason listed the melds in the order of the renamed suits ("keeps
+    7c 8c 9c, 7s 7h 7d" beside the layout's 7s 7h 7d, 7c 8c 9c)."""
+    state = GameState(cards("7s 7h 7d 7c 8c 9c As 3s Kd Qh Th"), "discard", parse_card("5d"), cards("5d 2d 4h"), 28,
+                      (), cards("4h"))
+    listed = []
+    for situation_, rules in [(state, Rules()), *STATES, *LATE_STATES]:
+        advice = hint(situation_, rules, seed=1, config=FAST)
+        melds = ", ".join(" ".join(format_hand(meld)) for meld in advice.layout.melds)
+        if any(word in advice.reason for word in ("keeps ", "keeping ", "lay out ")) and len(advice.layout.melds) > 1:
+            assert f"{melds} with" in advice.reason or f"{melds}:" in advice.reason or f"{melds};" in advice.reason, \
+                (advice.reason, melds)
+            listed.append(melds)
+    assert listed[0] == "7s 7h 7d, 7c 8c 9c" and len(listed) > 5
 
 def test_reachable_states_cover_every_phase_and_preset() -> None:
     assert {s.phase for s, _ in STATES} == {"first_upcard", "draw", "discard"}
