@@ -896,8 +896,9 @@ class HintAlternative(Schema):
     action = fields.Nested(HintAction, required=True, metadata={"description": "The move this alternative makes."})
     evaluation = fields.Float(required=True, metadata={
         "description": "Higher is better: expected points (unit `points`) or minus the expected deadwood after "
-        "the next draw (after the next two for the discards that come close to the best; they rank first), less "
-        "the penalties for feeding the opponent and for its knock on the next turn (unit `deadwood`). A deadwood d "
+        "the next draw (after the next two for the discards that come close to the best, and at least the best "
+        "two; they rank first), less the penalties for feeding the opponent and for its knock on the next turn "
+        "(unit `deadwood`). A deadwood d "
         "counts as 2d - L below the knock limit L (so a hand in knocking range can score above 0) and as "
         "30 + (d - 30) / 2 above 30. A take whose best discard would be the card taken (GRA), which only passes "
         "the turn, is never advised, and in the `draw` phase is shown at most at the stock draw's value."})
@@ -939,9 +940,11 @@ class HintAnswer(Schema):
         "comparable, so when the engine plays on, a knock worth +18 points comes after a discard evaluated at "
         "-33 (the reason says why it does not knock)."})
     close_call = fields.Boolean(required=True, metadata={
-        "description": "The top choices are too close to call: two discards, or the take and the draw, within "
-        "half a point of `evaluation`; two moves valued in expected points (knocks, the last turn's moves) within 1 "
-        "point; in the discard phase also when the best knock is within 2 points of "
+        "description": "The top choices are too close to call: the take and the draw (or the pass) within half a "
+        "point of `evaluation`; two discards within 1.5 points (another `seed` samples the opponent's hands "
+        "afresh, which moves their gap by about half a point typically); two moves valued in expected points "
+        "(knocks, the last turn's moves) within 1 point; in the discard phase also when the best knock is within "
+        "2 points of "
         "what it must exceed to be made (`knock_margin`, or near the stock's end what playing on is expected to "
         "bring), whether it is advised or not. Within is strict, to a billionth (sums over samples carry noise "
         "below it); a tie is close, unless every move is alike (then there is nothing to call)."})

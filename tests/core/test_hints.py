@@ -438,17 +438,23 @@ def test_a_draw_is_scored_with_the_best_discard_after_it_even_an_ace() -> None:
             assert -alternative.evaluation == pytest.approx(one_draw(kept, unseen, limit))
 
 
-def test_only_discards_close_to_the_best_are_scored_again() -> None:
-    state, rules = next((s, r) for s, r in STATES[40:] if s.phase == "discard")
+@pytest.mark.parametrize(("index", "within"), [(41, 4), (111, 1)])
+def test_only_discards_close_to_the_best_and_the_runner_up_are_scored_again(index: int, within: int) -> None:
+    """The discards within the margin of the best one-draw score, and at least two, get the second look."""
+    state, rules = STATES[index]
     one, default = (hint(state, rules, config=EngineConfig(samples=0, second_draw_margin=margin))
                     for margin in (-1.0, DEFAULT_CONFIG.second_draw_margin))
     ones = {a.action: a.evaluation for a in one.alternatives if a.action.type == "discard"}
-    best = max(ones.values())
-    close = {action for action, value in ones.items() if value >= best - DEFAULT_CONFIG.second_draw_margin}
-    assert 1 < len(close) < len(ones)
+    ranked_once = sorted(ones, key=lambda action: -ones[action])
+    assert ones[ranked_once[1]] != ones[ranked_once[2]]  # the runner-up is not a tie to break
+    close = {action for action, value in ones.items() if value >= ones[ranked_once[0]] - 2.0}
+    assert len(close) == within
+    looked = close | set(ranked_once[:2])
     ranked = [a for a in default.alternatives if a.action.type == "discard"]
-    assert {a.action for a in ranked[:len(close)]} == close  # scored again, and ranked first
-    for alternative in ranked[len(close):]:
+    assert {a.action for a in ranked[:len(looked)]} == looked  # scored again, and ranked first
+    for alternative in ranked[:len(looked)]:
+        assert alternative.evaluation > ones[alternative.action]  # a second draw only adds chances
+    for alternative in ranked[len(looked):]:
         assert alternative.evaluation == ones[alternative.action]
 
 
@@ -1636,21 +1642,25 @@ def test_the_refused_first_upcard_leaves_only_the_stock_and_says_so() -> None:
     assert advice.reason == "The refused first upcard may not be taken now: draw from the stock."
 
 
-@pytest.mark.parametrize("state", [
-    situation(cards("As 3s 5h 7c 9d Jd Kh 2c 4d 6h 8s"), "discard", pile=10),
-    GameState(hand=cards("As 2s 3s 4h 5h Kc Qd Jh 9d 8s"), phase="first_upcard", upcard=parse_card("6h"),
-              discard_pile=cards("6h"), stock_count=31),
+@pytest.mark.parametrize(("state", "knob"), [
+    (situation(cards("As 3s 5h 7c 9d Jd Kh 2c 4d 6h 8s"), "discard", pile=10), "discard_close_margin"),
+    (GameState(hand=cards("As 2s 3s 4h 5h Kc Qd Jh 9d 8s"), phase="first_upcard", upcard=parse_card("6h"),
+               discard_pile=cards("6h"), stock_count=31), "close_margin"),
 ], ids=["discards", "take or pass"])
-def test_a_choice_is_a_close_call_when_the_runner_up_is_within_the_close_margin(state: GameState) -> None:
+def test_a_choice_is_a_close_call_when_the_runner_up_is_within_its_close_margin(state: GameState, knob: str) -> None:
     """Strictly within, to a billionth (past the noise of float sums): a gap equal to the margin is not close, one
-    a billionth narrower is."""
+    a billionth narrower is. The other phase's margin does not count."""
+    other = "close_margin" if knob == "discard_close_margin" else "discard_close_margin"
     best, second = hint(state, Rules(), config=FAST).alternatives[:2]
     assert best.unit == second.unit == "deadwood"
     gap = round(best.evaluation - second.evaluation, 9)
     assert gap > 0
     for margin, close in ((gap, False), (gap + 1e-9, True), (gap / 2, False), (gap * 2, True),
                           (math.nextafter(gap, -math.inf), False)):  # float noise below the margin: not close
-        assert hint(state, Rules(), config=replace(FAST, close_margin=margin)).close_call is close
+        margins = {knob: margin, other: 1e9}
+        config = replace(FAST, close_margin=margins["close_margin"],
+                         discard_close_margin=margins["discard_close_margin"])
+        assert hint(state, Rules(), config=config).close_call is close
 
 
 def test_a_take_for_a_knock_and_a_stock_draw_are_never_a_close_call() -> None:
