@@ -9,7 +9,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import yaml
-from flask import Flask, Response, request
+from flask import Flask, Response, redirect, request
+from flask.typing import ResponseReturnValue
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from werkzeug.exceptions import NotFound
@@ -76,6 +77,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["openapi"] = spec_documents(api.spec.to_dict())
     docs = get_swaggerui_blueprint(
         "/docs", "/openapi.json", config={"app_name": app.config["API_TITLE"], "validatorUrl": None})
+    docs.add_url_rule("", "to_the_viewer", to_the_viewer)
     docs.before_request(any_file_matches_a_star)
     docs.after_request(failed_precondition_as_problem)
     app.register_blueprint(docs)
@@ -89,6 +91,13 @@ def vary_with_origin(answer: Response) -> Response:
     if re.match(CORS_RESOURCES, request.path):
         answer.vary.add("Origin")
     return answer
+
+
+def to_the_viewer() -> ResponseReturnValue:
+    """``/docs`` to ``/docs/``, by path: Werkzeug's own slash redirect names the host the ``Host`` header gives,
+    which any client sets (a shared cache could keep that for everyone)."""
+    query = request.query_string.decode("latin-1")
+    return redirect("/docs/" + (f"?{query}" if query else ""), 308)
 
 
 def any_file_matches_a_star() -> None:
