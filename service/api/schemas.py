@@ -944,7 +944,7 @@ class HintAnswer(Schema):
         "point of `evaluation`; two discards within 1.5 points (another `seed` samples the opponent's hands "
         "afresh, which moves their gap by about half a point typically); two moves valued in expected points "
         "(knocks, the last turn's moves) within 1 point; in the discard phase also when the best knock is within "
-        "2 points of "
+        "4 points of "
         "what it must exceed to be made (`knock_margin`, or near the stock's end what playing on is expected to "
         "bring), whether it is advised or not. Within is strict, to a billionth (sums over samples carry noise "
         "below it); a tie is close, unless every move is alike (then there is nothing to call)."})
