@@ -255,8 +255,9 @@ class EngineConfig:
     """The engine's knobs. ``samples`` = 0 turns the opponent model off (knock whenever legal); opponent hands
     are drawn until they are worth ``samples`` evenly weighted ones, or ``sample_pool`` have been drawn; a
     negative ``second_draw_margin`` scores every discard after one draw only. ``close_margin`` is the close call
-    between a take and the stock draw (or a pass), ``discard_close_margin`` between two discards: the sampled
-    opponent hands move the discards' gap by about 0.8 deadwood from one seed to another, the take's by less."""
+    between a take and the stock draw (or a pass), ``discard_close_margin`` between two discards: another seed
+    moves the gap between the top two discards by about half a point (a standard deviation, at the median of
+    self-play states), the take's gap far less."""
 
     samples: int = 24
     sample_pool: int = 240
