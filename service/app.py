@@ -6,14 +6,15 @@ import json
 import logging
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NoReturn
+from urllib.parse import urlsplit, urlunsplit
 
 import yaml
-from flask import Flask, Response, redirect, request
-from flask.typing import ResponseReturnValue
+from flask import Flask, Request, Response, request
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 from werkzeug.exceptions import NotFound
+from werkzeug.routing import RequestRedirect
 
 from . import observability
 from .api import Api, register_api
@@ -33,6 +34,16 @@ class App(Flask):
     def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
         """Every view and hook is synchronous: no check for coroutines on each call of each."""
         return func
+
+    def raise_routing_exception(self, request: Request) -> NoReturn:
+        """Werkzeug's routing redirects (``/docs`` to ``/docs/``, doubled slashes merged) name the path only: it
+        builds them on the host the ``Host`` header names, which any client sets (a shared cache could keep that
+        answer for everyone)."""
+        moved = request.routing_exception
+        if isinstance(moved, RequestRedirect):
+            parts = urlsplit(moved.new_url)
+            raise RequestRedirect(urlunsplit(("", "", parts.path, parts.query, parts.fragment)))
+        super().raise_routing_exception(request)
 
     def make_default_options_response(self) -> Response:
         """The methods allowed (``Allow``, sorted as in a 405) and no content, rather than an empty
@@ -77,7 +88,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["openapi"] = spec_documents(api.spec.to_dict())
     docs = get_swaggerui_blueprint(
         "/docs", "/openapi.json", config={"app_name": app.config["API_TITLE"], "validatorUrl": None})
-    docs.add_url_rule("", "to_the_viewer", to_the_viewer)
     docs.before_request(any_file_matches_a_star)
     docs.after_request(failed_precondition_as_problem)
     app.register_blueprint(docs)
@@ -91,13 +101,6 @@ def vary_with_origin(answer: Response) -> Response:
     if re.match(CORS_RESOURCES, request.path):
         answer.vary.add("Origin")
     return answer
-
-
-def to_the_viewer() -> ResponseReturnValue:
-    """``/docs`` to ``/docs/``, by path: Werkzeug's own slash redirect names the host the ``Host`` header gives,
-    which any client sets (a shared cache could keep that for everyone)."""
-    query = request.query_string.decode("latin-1")
-    return redirect("/docs/" + (f"?{query}" if query else ""), 308)
 
 
 def any_file_matches_a_star() -> None:
