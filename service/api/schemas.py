@@ -17,6 +17,8 @@ from marshmallow.exceptions import SCHEMA
 from ..core.cards import Card, CardError, Hand, format_card, hand_cards, lowest_card, parse_card
 from ..core.errors import FieldError, may_not_be_null
 from ..core.hints import (
+    CLOSE_POINTS,
+    CLOSE_TO_THE_MARGIN,
     DEFAULT_CONFIG,
     FULL_STOCK,
     HAND_SIZE,
@@ -940,17 +942,20 @@ class HintAnswer(Schema):
         "comparable, so when the engine plays on, a knock worth +18 points comes after a discard evaluated at "
         "-33 (the reason says why it does not knock)."})
     close_call = fields.Boolean(required=True, metadata={
-        "description": "The top choices are too close to call: the take and the draw (or the pass) within half a "
-        "point of `evaluation`; two discards within 1.5 points (another `seed` samples the opponent's hands "
-        "afresh, which moves their gap by about half a point typically); two moves valued in expected points "
-        "(knocks, the last turn's moves) within 1 point; in the discard phase also when the best knock is within "
-        "4 points of "
-        "what it must exceed to be made (`knock_margin`, or near the stock's end what playing on is expected to "
-        "bring), whether it is advised or not. Within is strict, to a billionth (sums over samples carry noise "
-        "below it); a tie is close, unless every move is alike (then there is nothing to call)."})
+        "description": "The top choices are too close to call. In unit `deadwood`: the take and the draw (or the "
+        f"pass) within {DEFAULT_CONFIG.close_margin:g} of each other's `evaluation`, two discards within "
+        f"{DEFAULT_CONFIG.discard_close_margin:g} (another `seed` samples the opponent's hands afresh, which moves "
+        "their gap by about half a point typically, and the reason then names the next discard). In expected "
+        f"points: two moves (knocks, the last turn's moves) within {CLOSE_POINTS:g}; in the discard phase also "
+        f"the best knock within {CLOSE_TO_THE_MARGIN:g} of what it must exceed to be made (`knock_margin`, or near "
+        "the stock's end what playing on is expected to bring), whether it is advised or not (another `seed` "
+        "moves a knock's expected points by about 1.3 typically). Within is strict, to a billionth (sums over "
+        "samples carry noise below it); a tie is close, unless every move is alike (then there is nothing to "
+        "call)."})
     reason = fields.String(required=True, metadata={
         "description": "The advice in a sentence or two, for people: the melds kept, and why this move (its "
-        "numbers are estimates from the sampled opponent hands)."})
+        "numbers are estimates from the sampled opponent hands); for a close call between two discards, the "
+        "next one and how far below it is evaluated."})
     melds = _melds("The melds of the cards the advised move keeps (after taking the upcard, those kept after "
                    "`then_discard`; after a stock draw or a pass, the hand as it is); for a knock, the layout to lay "
                    "down (of several with the least deadwood, the one expected to leave the opponent the least to "

@@ -156,7 +156,7 @@ CLOSE_POINTS = 1.0
 CLOSE_TO_THE_MARGIN = 4.0
 """A knock's expected points this close to what they must exceed (the knock margin, or with one draw left what
 playing on is expected to bring) make knocking or not too close to call, whichever is advised: another seed
-moves them by about 1.4 (a standard deviation, at the median of self-play states)."""
+moves them by about 1.3 (a standard deviation, at the median of self-play states)."""
 
 
 class HintStateError(FieldError):
@@ -209,7 +209,8 @@ class Alternative:
 
     ``evaluation``: higher is better. In ``points`` it is the expected score of the hand for the
     player (knock, gin, big gin); in ``deadwood`` it is minus the expected worth of the least deadwood
-    (``deadwood_worth``) after the next stock draw (the next two for the discards close to the best),
+    (``deadwood_worth``) after the next stock draw (the next two for the discards close to the best, and at
+    least the best two),
     minus the penalty for feeding the opponent a meld card and the defence term (see the module
     docstring); a draw-phase take that would only throw the card straight back, at most the stock draw's.
     ``deadwood`` is the deadwood of the ten cards kept (for ``take_upcard``: after ``then_discard``).
@@ -937,15 +938,16 @@ class _Context:
                              ) -> list[_Continue]:
         """Every allowed discard of an 11-card hand, best first. With ``second_draw`` the discards within
         ``second_draw_margin`` of the best, and at least the two best, are scored again after two draws, and rank
-        first: a second look scores about 3 deadwood lower, so the best two always compare alike."""
+        first: a second look scores about 3 deadwood lower, so the best two always compare alike (the time budget
+        stops the second looks before the first or after the second)."""
         options = sorted((self.continuation(hand11, c) for c in iter_cards(hand11) if c != forbidden),
                          key=_continue_order)
         margin = self.config.second_draw_margin
         if second_draw and margin >= 0:
-            rescored = []
+            rescored: list[_Continue] = []
             close = sum(1 for o in options if o.score <= options[0].score + margin)
             for option in options[:max(close, 2)]:
-                if self.out_of_time():
+                if len(rescored) != 1 and self.out_of_time():  # the best two are looked at together
                     break
                 rescored.append(self.continuation(hand11, option.card, draws=2))
             options[:len(rescored)] = sorted(rescored, key=_continue_order)
@@ -1408,14 +1410,15 @@ def _discard_hint(context: _Context) -> Hint:
             f"with one draw left, playing on is expected to bring no more ({_points(play_on)} points)"
         return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, why, context.frame),
                     best_knock.arrangement, len(context.samples))
-    best = continues[0]
+    best, runner_up = continues[0], continues[1] if len(continues) > 1 else None
     alternatives = continue_alternatives + knock_alternatives
-    close = len(continues) > 1 and _points_apart(continues[1].score, best.score) < config.discard_close_margin
+    near = runner_up is not None and _points_apart(runner_up.score, best.score) < config.discard_close_margin
+    close = near
     if best_knock is not None and context.samples:  # a knock declined by a hair
         close = close or _points_apart(threshold, best_knock.expected_points) < CLOSE_TO_THE_MARGIN
     layout = best_arrangement(hand & ~card_bit(best.card))
     reason = _discard_reason(best, layout.melds, best_knock, stock_ends, config.knock_margin, play_on,
-                             rules.stock_end_discard, context.frame)
+                             rules.stock_end_discard, context.frame, runner_up if near else None)
     return Hint(Action("discard", best.card), tuple(alternatives), close, reason, layout, len(context.samples))
 
 
@@ -1870,11 +1873,14 @@ def _last_discard_reason(context: _Context, chosen: Alternative, knock: _Knock |
 
 
 def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | None, stock_ends: bool,
-                    margin: float, play_on: float | None, stock_end_discard: str, frame: SuitFrame) -> str:
+                    margin: float, play_on: float | None, stock_end_discard: str, frame: SuitFrame,
+                    close_runner_up: _Continue | None) -> str:
     card = frame.name(best.card)
     text = (f"Discard {card}: keeps {_describe(melds, frame)} with {best.deadwood} deadwood and "
             f"{_count(best.outs.bit_count(), 'live out')}; the opponent can use {card} with chance "
             f"{1 - best.safety:.0%}.")
+    if close_runner_up is not None:
+        text += _runner_up_text(best, close_runner_up, frame)
     if knock is not None:
         points = knock.expected_points
         bound = play_on if play_on is not None and play_on < margin else margin  # what the knock fell short of
@@ -1895,6 +1901,14 @@ def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | No
         text += (" The hand ends as a draw after this discard." if stock_end_discard == "draw" else
                  " After this discard the opponent may take it only to knock; else the hand is a draw.")
     return text
+
+
+def _runner_up_text(best: _Continue, runner_up: _Continue, frame: SuitFrame) -> str:
+    """The next discard, close enough to make the choice a close call, and how far below it is evaluated (above,
+    only where the time budget ran out before its second look)."""
+    gap = float(f"{runner_up.score - best.score:.1f}")
+    how = "the same" if not gap else f"{gap:.1f} lower" if gap > 0 else f"{-gap:.1f} higher after one draw only"
+    return f" A close call: discarding {frame.name(runner_up.card)} is evaluated {how}."
 
 
 def _finish_name(big_gin: bool, deadwood: int) -> str:
