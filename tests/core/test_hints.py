@@ -447,7 +447,8 @@ def test_only_discards_close_to_the_best_and_the_runner_up_are_scored_again(inde
     ones = {a.action: a.evaluation for a in one.alternatives if a.action.type == "discard"}
     ranked_once = sorted(ones, key=lambda action: -ones[action])
     assert ones[ranked_once[1]] != ones[ranked_once[2]]  # the runner-up is not a tie to break
-    close = {action for action, value in ones.items() if value >= ones[ranked_once[0]] - 2.0}
+    cut = ones[ranked_once[0]] - DEFAULT_CONFIG.second_draw_margin
+    close = {action for action, value in ones.items() if value >= cut}
     assert len(close) == within
     looked = close | set(ranked_once[:2])
     ranked = [a for a in default.alternatives if a.action.type == "discard"]
