@@ -1904,10 +1904,10 @@ def _discard_reason(best: _Continue, melds: tuple[Meld, ...], knock: _Knock | No
 
 
 def _runner_up_text(best: _Continue, runner_up: _Continue, frame: SuitFrame) -> str:
-    """The next discard, close enough to make the choice a close call, and how far below it is evaluated (above,
-    only where the time budget ran out before its second look)."""
-    gap = float(f"{runner_up.score - best.score:.1f}")
-    how = "the same" if not gap else f"{gap:.1f} lower" if gap > 0 else f"{-gap:.1f} higher after one draw only"
+    """The next discard, close enough to make the choice a close call, and how far below it is evaluated (the best
+    two are scored alike, so never above)."""
+    gap = f"{runner_up.score - best.score:.1f}"
+    how = "the same" if not float(gap) else f"{gap} lower"
     return f" A close call: discarding {frame.name(runner_up.card)} is evaluated {how}."
 
 

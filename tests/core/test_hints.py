@@ -1685,6 +1685,23 @@ def test_discards_within_one_and_a_half_are_a_close_call_the_reason_names(index:
     assert not narrow.close_call and "close call" not in narrow.reason
 
 
+def test_a_discards_reason_names_the_next_discard_exactly_when_it_is_close() -> None:
+    named = 0
+    for state, rules in STATES:
+        if state.phase != "discard" or (advice := hint(state, rules, config=FAST)).action.type != "discard":
+            continue
+        best, second = advice.alternatives[:2]
+        close = second.action.type == "discard" and round(best.evaluation - second.evaluation, 9) < 1.5
+        said = re.search(r" A close call: discarding (\S+) is evaluated (the same|[0-9.]+ lower)\.", advice.reason)
+        assert (said is not None) == close, advice.reason
+        if said:
+            assert second.action.card is not None and said[1] == format_card(second.action.card)
+            gap = f"{best.evaluation - second.evaluation:.1f}"
+            assert said[2] == ("the same" if not float(gap) else f"{gap} lower")
+            named += 1
+    assert named > 10
+
+
 def test_a_take_for_a_knock_and_a_stock_draw_are_never_a_close_call() -> None:
     """Points against deadwood do not compare, however wide the close margin."""
     state = GameState(hand=cards("As 2s 3s 4h 5h 6h 7c 7d Ac Kc"), phase="draw", upcard=parse_card("2c"),
