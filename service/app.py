@@ -86,8 +86,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api = Api(app)
     register_api(api, app)
     app.extensions["openapi"] = spec_documents(api.spec.to_dict())
-    docs = get_swaggerui_blueprint(
-        "/docs", "/openapi.json", config={"app_name": app.config["API_TITLE"], "validatorUrl": None})
+    docs = get_swaggerui_blueprint(  # the OAuth2 page by path: by default it is named on the Host header's host
+        "/docs", "/openapi.json", config={"app_name": app.config["API_TITLE"], "validatorUrl": None,
+                                          "oauth2RedirectUrl": "/docs/oauth2-redirect.html"})
     docs.before_request(any_file_matches_a_star)
     docs.after_request(failed_precondition_as_problem)
     app.register_blueprint(docs)

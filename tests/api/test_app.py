@@ -915,10 +915,11 @@ def test_health_and_readiness(call: Call) -> None:
 
 
 def test_docs_are_served_from_package_files(client) -> None:  # type: ignore[no-untyped-def]
-    page = client.get("/docs/")
+    page = client.get("/docs/", headers={"Host": "elsewhere.example"})
     assert page.status_code == 200
     html = page.get_data(as_text=True)
     assert '"url": "/openapi.json"' in html
+    assert '"oauth2RedirectUrl": "/docs/oauth2-redirect.html"' in html and "elsewhere" not in html
     assert all(link.startswith("/docs/") for link in re.findall(r'(?:src|href)="([^"]*)"', html))
     assert '"validatorUrl": null' in html
     bundle = client.get("/docs/swagger-ui-bundle.js")
