@@ -23,6 +23,7 @@ import contextlib
 import fcntl
 import functools
 import logging
+import math
 import os
 import random
 import re
@@ -172,10 +173,36 @@ class JSONLogFormatter(logging.Formatter):
                                  "logger": record.name, "message": record.getMessage()}
         if has_request_context():
             entry.update(request_id=request.environ.get(REQUEST_ID_ENVIRON), method=request.method,
-                         path=request.path)
+                         **_logged_path(request.path))
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
-        return orjson.dumps(entry).decode()
+        return _within_a_pipe_write(entry)
+
+
+LOG_LINE_BYTES = 4096
+"""The most bytes of a log line, its newline included: a pipe writes that much at once, so the lines of the
+processes that share it never interleave."""
+
+
+def _within_a_pipe_write(entry: dict[str, Any]) -> str:
+    """``entry`` as one line of JSON of at most ``LOG_LINE_BYTES`` with its newline: the longer of a traceback (its
+    outer frames go, the innermost and the error stay) and a message (its end goes: gunicorn echoes a refused
+    request line of up to 8 KiB) is cut until the line fits, each with its whole length beside it
+    (``exception_length``, ``message_length``)."""
+    line = orjson.dumps(entry)
+    while len(line) >= LOG_LINE_BYTES:
+        sizes = {field: len(orjson.dumps(entry[field])) for field in ("exception", "message") if entry.get(field)}
+        if not sizes:
+            break
+        field = max(sizes, key=sizes.__getitem__)
+        text = entry[field]
+        entry.setdefault(f"{field}_length", len(text))
+        other = max((size for name, size in sizes.items() if name != field), default=0)
+        too_long = len(line) + 32 - LOG_LINE_BYTES  # with room for the length beside it
+        cut = math.ceil(min(too_long, max(sizes[field] - other, 64)) * len(text) / sizes[field])
+        entry[field] = text[cut:] if field == "exception" else text[:-cut]
+        line = orjson.dumps(entry)
+    return line.decode()
 
 
 def metrics_view() -> Response:
@@ -314,14 +341,19 @@ def _record(environ: WSGIEnvironment, request_id: str, status: str, route: str, 
         "time": _utc_timestamp(time.time()),
         "request_id": request_id,
         "method": method,
-        "path": path[:LOGGED_PATH_LIMIT],
+        **_logged_path(path),
         "status": int(status),
         "duration_ms": round(duration * 1000, 3),
         "remote_addr": environ.get("REMOTE_ADDR"),
     }
-    if len(path) > LOGGED_PATH_LIMIT:
-        entry["path_length"] = len(path)
     request_log.write(entry)
+
+
+def _logged_path(path: str) -> dict[str, Any]:
+    """A path as a log line holds it: its first ``LOGGED_PATH_LIMIT`` characters, and its whole length if longer."""
+    if len(path) > LOGGED_PATH_LIMIT:
+        return {"path": path[:LOGGED_PATH_LIMIT], "path_length": len(path)}
+    return {"path": path}
 
 
 @functools.cache

@@ -366,6 +366,32 @@ def test_a_failure_is_logged_as_one_json_line_with_the_request_id(capsys: pytest
     assert entry["exception"].startswith("Traceback") and entry["exception"].endswith("RuntimeError: boom at line\ntwo")
 
 
+def test_a_long_failure_is_logged_within_what_a_pipe_writes_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """Like the request log's lines: a long path, message or traceback would let the lines of several workers
+    interleave. The path is cut as there, the message at its end, the traceback at its start."""
+    app = Flask("failing")
+    observability.init_app(app)
+
+    @app.get("/<path:anything>")
+    def boom(anything: str) -> str:
+        raise RuntimeError("the cause " + "\x02" * 3000)
+
+    path = "/" + "%01" * 3000  # 3,001 characters, each escaped to 6 bytes in JSON
+    assert app.test_client().get(path).status_code == 500
+    app.logger.warning("Invalid request line: %s", "\x03" * 8000)  # as gunicorn echoes one
+    failure, refusal = capsys.readouterr().err.splitlines()
+    for line in (failure, refusal):
+        assert len(line.encode()) + 1 <= observability.LOG_LINE_BYTES == select.PIPE_BUF
+    entry = json.loads(failure)
+    assert (entry["path"], entry["path_length"]) == ("/" + "\x01" * (observability.LOGGED_PATH_LIMIT - 1), 3001)
+    assert entry["exception"].endswith("\x02" * 10) and not entry["exception"].startswith("Traceback")
+    assert entry["exception_length"] > len(entry["exception"]) and "message_length" in entry
+    assert entry["message"].startswith("Exception on /\x01")
+    entry = json.loads(refusal)
+    assert entry["message"].startswith("Invalid request line: \x03") and entry["message_length"] == 8022
+    assert "exception_length" not in entry
+
+
 def test_records_outside_a_request_have_no_request_fields(capsys: pytest.CaptureFixture[str]) -> None:
     app = Flask("quiet")
     observability.init_app(app)
