@@ -197,6 +197,7 @@ def hint(advice: Hint) -> JSON:
                 "deadwood": option.deadwood,
                 "expected_points": _rounded(option.expected_points),
                 "undercut_risk": _rounded(option.undercut_risk),
+                "standard_error": _rounded(option.standard_error),
                 "outs": [format_card(card) for card in option.outs],
                 "safety": _rounded(option.safety),
                 "then_discard": _card_or_none(option.then_discard),

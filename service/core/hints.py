@@ -153,10 +153,11 @@ MIN_LAST_DRAWS = 8
 FULL_STOCK = 52 - 2 * HAND_SIZE - 1
 CLOSE_POINTS = 1.0
 """Moves valued in expected points (knocks, our last turn's moves) this close are too close to call."""
-CLOSE_TO_THE_MARGIN = 4.0
-"""A knock's expected points this close to what they must exceed (the knock margin, or with one draw left what
-playing on is expected to bring) make knocking or not too close to call, whichever is advised: another seed
-moves them by about 1.3 (a standard deviation, at the median of self-play states)."""
+CLOSE_STANDARD_ERRORS = 2.5
+"""A knock's expected points within this many of their standard errors (``_Knock.standard_error``; at least
+``CLOSE_POINTS``) of what they must exceed (the knock margin, or with one draw left what playing on is expected to
+bring) make knocking or not too close to call, whichever is advised: another seed moves them by about one
+standard error."""
 
 
 class HintStateError(FieldError):
@@ -217,7 +218,8 @@ class Alternative:
     ``outs`` are the unseen cards that, drawn next, would lower that deadwood (after the best discard)
     or form a meld with two or more of the cards kept; ``safety`` is the chance the
     opponent cannot meld the discarded card; ``undercut_risk`` the chance a knock is undercut;
-    ``layout`` the melds a knock lays down (on a take to knock, of the ten cards kept after it).
+    ``layout`` the melds a knock lays down (on a take to knock, of the ten cards kept after it);
+    ``standard_error`` that of ``expected_points`` where they are a knock's (``_Knock.standard_error``).
     """
 
     action: Action
@@ -230,6 +232,7 @@ class Alternative:
     safety: float | None = None
     then_discard: Card | None = None
     layout: Arrangement | None = None
+    standard_error: float | None = None
 
 
 @dataclass(frozen=True)
@@ -715,6 +718,14 @@ class _Knock:
     arrangement: Arrangement
     expected_points: float
     undercut_risk: float
+    standard_error: float
+    """Of ``expected_points``, from the spread of the points over the samples and ``effective_samples``."""
+
+    def near(self, bound: float) -> bool:
+        """Whether the expected points are too close to ``bound`` (``CLOSE_STANDARD_ERRORS``) to tell which side
+        of it the knock falls."""
+        return abs(_points_apart(self.expected_points, bound)) < max(CLOSE_POINTS,
+                                                                     CLOSE_STANDARD_ERRORS * self.standard_error)
 
 
 @dataclass(frozen=True)
@@ -992,7 +1003,7 @@ class _Context:
         """Expected points of a knock (or gin) laid out as ``arrangement`` over the samples."""
         rules = self.rules
         mine = arrangement.deadwood
-        total = risk = 0.0
+        total = squares = risk = 0.0
         for hand, weight in self.samples:
             if mine == 0:
                 points = outcome_points("big_gin" if action.type == "big_gin" else "gin", 0, self.deadwood(hand), rules)
@@ -1003,7 +1014,10 @@ class _Context:
                 if outcome == "undercut":
                     risk += weight
             total += weight * points
-        return _Knock(action, mine, arrangement, total * self.doubling, risk)
+            squares += weight * points * points
+        spread = math.sqrt(max(squares - total * total, 0.0)) * self.doubling  # the samples' weights sum to 1
+        error = spread / math.sqrt(self.effective_samples) if self.effective_samples else 0.0
+        return _Knock(action, mine, arrangement, total * self.doubling, risk, error)
 
 
 @functools.lru_cache(maxsize=64)
@@ -1402,24 +1416,28 @@ def _discard_hint(context: _Context) -> Hint:
         assert best_knock is not None
         alternatives = knock_alternatives + continue_alternatives
         close = len(knocks) > 1 and _points_apart(knocks[0].expected_points, knocks[1].expected_points) < CLOSE_POINTS
-        near_the_margin = _points_apart(best_knock.expected_points, threshold) < CLOSE_TO_THE_MARGIN
-        close = close or (best_knock.deadwood > 0 and bool(context.samples) and not only_to_knock and near_the_margin)
+        near_the_margin = best_knock.deadwood > 0 and bool(context.samples) and not only_to_knock and \
+            best_knock.near(threshold)
         why = "the card was taken only to knock, so no plain discard is allowed" if only_to_knock else \
             _stock_end_knock_text(rules) if stock_ends else \
             "knocking now beats waiting while the opponent improves" if play_on is None else \
             f"with one draw left, playing on is expected to bring no more ({_points(play_on)} points)"
-        return Hint(best_knock.action, tuple(alternatives), close, _knock_reason(best_knock, why, context.frame),
-                    best_knock.arrangement, len(context.samples))
+        reason = _knock_reason(best_knock, why, context.frame)
+        reason += _near_text(best_knock, threshold) if near_the_margin else ""
+        return Hint(best_knock.action, tuple(alternatives), close or near_the_margin, reason, best_knock.arrangement,
+                    len(context.samples))
     best, runner_up = continues[0], continues[1] if len(continues) > 1 else None
     alternatives = continue_alternatives + knock_alternatives
     near = runner_up is not None and _points_apart(runner_up.score, best.score) < config.discard_close_margin
-    close = near
-    if best_knock is not None and context.samples:  # a knock declined by a hair
-        close = close or _points_apart(threshold, best_knock.expected_points) < CLOSE_TO_THE_MARGIN
+    knock_near = best_knock is not None and bool(context.samples) and best_knock.near(threshold)  # declined by a hair
     layout = best_arrangement(hand & ~card_bit(best.card))
     reason = _discard_reason(best, layout.melds, best_knock, stock_ends, config.knock_margin, play_on,
                              rules.stock_end_discard, context.frame, runner_up if near else None)
-    return Hint(Action("discard", best.card), tuple(alternatives), close, reason, layout, len(context.samples))
+    if knock_near:
+        assert best_knock is not None
+        reason += _near_text(best_knock, threshold)
+    return Hint(Action("discard", best.card), tuple(alternatives), near or knock_near, reason, layout,
+                len(context.samples))
 
 
 def _last_turn_discard_hint(context: _Context) -> Hint:
@@ -1505,7 +1523,8 @@ def _knock_alternative(knock: _Knock, context: _Context) -> Alternative:
         kept = knock.arrangement.hand  # the ten laid out: with the card just taken, on a take to knock
         outs = tuple(iter_cards(context.outs(kept, context.lookahead(kept)[1])))
     return Alternative(knock.action, knock.expected_points, "points", knock.deadwood, knock.expected_points,
-                       knock.undercut_risk, outs, safety, layout=knock.arrangement)
+                       knock.undercut_risk, outs, safety, layout=knock.arrangement,
+                       standard_error=knock.standard_error)
 
 
 def _draw_hint(context: _Context) -> Hint:
@@ -1732,7 +1751,8 @@ def _stock_alternative(context: _Context, hand: Hand, action: Action, held: _Kno
     """Drawing from the stock (or passing the first upcard): valued at the held knock it is worth making
     (``_held_knock_worth_making``), in points, else by the look-ahead (``_stock_value``)."""
     if held is not None:
-        return Alternative(action, held.expected_points, "points", expected_points=held.expected_points)
+        return Alternative(action, held.expected_points, "points", expected_points=held.expected_points,
+                           standard_error=held.standard_error)
     return Alternative(action, -_stock_value(context, hand), "deadwood")
 
 
@@ -1823,6 +1843,15 @@ def _knock_reason(knock: _Knock, why: str, frame: SuitFrame) -> str:
         return f"Gin: discard {card} and lay out {melds}; gin cannot be undercut."
     return (f"Knock discarding {card} with {knock.deadwood} deadwood, keeping {melds}: undercut risk "
             f"{knock.undercut_risk:.0%}, expected {_points(knock.expected_points)} points; {why}.")
+
+
+def _near_text(knock: _Knock, bound: float) -> str:
+    """Why knocking or not is a close call: the knock is ``near`` the ``bound`` it is weighed against."""
+    if CLOSE_STANDARD_ERRORS * knock.standard_error <= CLOSE_POINTS:
+        return (f" A close call: the knock's expected points are within {CLOSE_POINTS:g} of the {_points(bound)} "
+                "points it is weighed against.")
+    return (f" A close call: another seed moves the knock's expected points by about {knock.standard_error:.1f} (a "
+            "standard error).")
 
 
 def _last_turn_text(context: _Context, best_end: Alternative | None) -> str:
