@@ -20,6 +20,7 @@ from ..core.hints import (
     CLOSE_POINTS,
     CLOSE_STANDARD_ERRORS,
     DEFAULT_CONFIG,
+    ERROR_SAMPLES,
     FULL_STOCK,
     HAND_SIZE,
     MIN_LAST_DRAWS,
@@ -921,8 +922,9 @@ class HintAlternative(Schema):
     standard_error = fields.Float(required=True, allow_none=True, metadata={
         "description": "Where `expected_points` are a knock's (knocks, gin, big gin, takes followed at once by "
         "one, a stock draw valued at the knock held): their standard error, from how the points spread over the "
-        "sampled opponent hands and `effective_samples` (0 when every sample scores alike). Another `seed` moves "
-        "them by about this much."})
+        "sampled opponent hands and `effective_samples` (0 when every sample scores alike): from `seed` to `seed` "
+        f"they move with a standard deviation of about this much. Null there too with fewer than {ERROR_SAMPLES:g} "
+        "effective samples (a spent time budget can leave so few), when the points rest on about one hand."})
     outs = fields.List(_card(), required=True, metadata={
         "description": "The live outs of the ten cards kept: the unseen cards (not in your hand, the pile or "
         "`opponent_hand_known`) that, drawn next, would lower their least deadwood (after the best discard) or "
@@ -953,15 +955,16 @@ class HintAnswer(Schema):
         "their gap by about half a point typically, and the reason then names the next discard). In expected "
         f"points: two moves (knocks, the last turn's moves) within {CLOSE_POINTS:g}; in the discard phase also "
         f"the best knock's expected points within {CLOSE_STANDARD_ERRORS:g} times their `standard_error` (at least "
-        f"{CLOSE_POINTS:g}) of what they must exceed to be made (`knock_margin`, or near the stock's end what "
-        "playing on is expected to bring), whether it is advised or not; the reason then says so. Within is strict, "
+        f"{CLOSE_POINTS:g}; always, where it is null) of what they must exceed to be made (`knock_margin`, or near "
+        "the stock's end what playing on is expected to bring), whether it is advised or not; the reason then says "
+        "so. Within is strict, "
         "to a billionth (sums over samples carry noise below it); a tie is close, unless every move is alike (then "
         "there is nothing to call)."})
     reason = fields.String(required=True, metadata={
         "description": "The advice in a sentence or two, for people: the melds kept, and why this move (its "
         "numbers are estimates from the sampled opponent hands); for a close call between two discards, the "
         "next one and how far below it is evaluated; for a knock too close to call against what it must exceed, its "
-        "standard error (or, where the samples agree, that it is within a point)."})
+        "standard error (or that it is within a point, or rests on too few samples)."})
     melds = _melds("The melds of the cards the advised move keeps (after taking the upcard, those kept after "
                    "`then_discard`; after a stock draw or a pass, the hand as it is); for a knock, the layout to lay "
                    "down (of several with the least deadwood, the one expected to leave the opponent the least to "

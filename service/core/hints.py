@@ -156,8 +156,11 @@ CLOSE_POINTS = 1.0
 CLOSE_STANDARD_ERRORS = 2.5
 """A knock's expected points within this many of their standard errors (``_Knock.standard_error``; at least
 ``CLOSE_POINTS``) of what they must exceed (the knock margin, or with one draw left what playing on is expected to
-bring) make knocking or not too close to call, whichever is advised: another seed moves them by about one
-standard error."""
+bring) make knocking or not too close to call, whichever is advised: from seed to seed they move with a standard
+deviation of about one standard error."""
+ERROR_SAMPLES = 2.0
+"""Effective samples below which a knock's standard error is not estimated: the points then rest on about one
+hand (a spent time budget can leave so few), and knocking or not is always too close to call."""
 
 
 class HintStateError(FieldError):
@@ -219,7 +222,8 @@ class Alternative:
     or form a meld with two or more of the cards kept; ``safety`` is the chance the
     opponent cannot meld the discarded card; ``undercut_risk`` the chance a knock is undercut;
     ``layout`` the melds a knock lays down (on a take to knock, of the ten cards kept after it);
-    ``standard_error`` that of ``expected_points`` where they are a knock's (``_Knock.standard_error``).
+    ``standard_error`` that of ``expected_points`` where they are a knock's (``_Knock.standard_error``; None
+    there too when too few effective samples carry them).
     """
 
     action: Action
@@ -718,14 +722,15 @@ class _Knock:
     arrangement: Arrangement
     expected_points: float
     undercut_risk: float
-    standard_error: float
-    """Of ``expected_points``, from the spread of the points over the samples and ``effective_samples``."""
+    standard_error: float | None
+    """Of ``expected_points``: the spread of the points over the samples, over the root of one less than the
+    effective samples; None below ``ERROR_SAMPLES`` of them."""
 
     def near(self, bound: float) -> bool:
         """Whether the expected points are too close to ``bound`` (``CLOSE_STANDARD_ERRORS``) to tell which side
         of it the knock falls."""
-        return abs(_points_apart(self.expected_points, bound)) < max(CLOSE_POINTS,
-                                                                     CLOSE_STANDARD_ERRORS * self.standard_error)
+        return self.standard_error is None or abs(_points_apart(self.expected_points, bound)) < max(
+            CLOSE_POINTS, CLOSE_STANDARD_ERRORS * self.standard_error)
 
 
 @dataclass(frozen=True)
@@ -1015,8 +1020,10 @@ class _Context:
                     risk += weight
             total += weight * points
             squares += weight * points * points
-        spread = math.sqrt(max(squares - total * total, 0.0)) * self.doubling  # the samples' weights sum to 1
-        error = spread / math.sqrt(self.effective_samples) if self.effective_samples else 0.0
+        error = None
+        if self.effective_samples >= ERROR_SAMPLES:  # the weights sum to 1; a variance under 1e-9 is rounding
+            variance = max(round(squares - total * total, 9), 0.0)
+            error = math.sqrt(variance / (self.effective_samples - 1)) * self.doubling
         return _Knock(action, mine, arrangement, total * self.doubling, risk, error)
 
 
@@ -1847,11 +1854,14 @@ def _knock_reason(knock: _Knock, why: str, frame: SuitFrame) -> str:
 
 def _near_text(knock: _Knock, bound: float) -> str:
     """Why knocking or not is a close call: the knock is ``near`` the ``bound`` it is weighed against."""
+    if knock.standard_error is None:
+        return (f" Knocking or not is a close call: fewer than {ERROR_SAMPLES:g} effective samples carry the knock's "
+                "expected points.")
     if CLOSE_STANDARD_ERRORS * knock.standard_error <= CLOSE_POINTS:
-        return (f" A close call: the knock's expected points are within {CLOSE_POINTS:g} of the {_points(bound)} "
-                "points it is weighed against.")
-    return (f" A close call: another seed moves the knock's expected points by about {knock.standard_error:.1f} (a "
-            "standard error).")
+        return (f" Knocking or not is a close call: the knock's expected points are within {CLOSE_POINTS:g} of the "
+                f"{_points(bound)} points they are weighed against.")
+    return (" Knocking or not is a close call: the knock's expected points have a standard error of "
+            f"{knock.standard_error:.1f}.")
 
 
 def _last_turn_text(context: _Context, best_end: Alternative | None) -> str:
