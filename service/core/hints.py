@@ -78,7 +78,8 @@ opponent hands: the defender's best melds and layoffs (``layoffs.best_defence``)
 rule, bonuses and Oklahoma's doubling. Where the cards kept have several least-deadwood layouts,
 the knock lays out the one expected to score most (the one that leaves the least to lay off).
 Big gin and gin are always taken (gin cannot be undercut; the bigger bonus wins). A knock is made
-when its expected points exceed ``knock_margin``.
+when its expected points exceed ``knock_margin``; their standard error over the samples
+(``_Knock.standard_error``) says when that is too close to call (``CLOSE_STANDARD_ERRORS``).
 The default margin (20 points) comes from self-play (``benchmarks/selfplay.py``): against an
 opponent that knocks as soon as it may, margins of 20 and 30 score alike (playing on for gin or an
 undercut beats knocks expected to win less), 15 a little less and 10 clearly less; against the
