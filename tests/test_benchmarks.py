@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import opponent_model, oracle_parts, posterior, selfplay
+from benchmarks import hint_latency, opponent_model, oracle_parts, posterior, selfplay
 from service.core.cards import FULL_DECK, hand_from_cards, iter_cards, parse_card, parse_cards
 from service.core.game import Table
 from service.core.hints import DEFAULT_CONFIG, Action, GameState, Hint, _prepare, meld_partners
@@ -218,6 +218,18 @@ def test_the_service_without_analysis_keeps_its_http_layer() -> None:
         assert refused.status_code == 422 and refused.content_type == "application/problem+json"
     finally:
         hands.analyze = analyze
+
+
+def test_hint_latency_sends_every_self_play_state_and_each_is_answered(capsys: pytest.CaptureFixture[str]) -> None:
+    """Under GRA (a state may say ``returned_discard``), with one client and with two, against a real gunicorn."""
+    hint_latency.main(["--deals", "1", "--seed", "3", "--preset", "gra", "--clients", "1", "--clients", "2"])
+    out = capsys.readouterr().out
+    found = re.match(r"(\d+) hint states from 1 deals of seed 3 \(gra rules\)", out)
+    assert found is not None
+    count = int(found.group(1))
+    assert count > 10
+    assert [line.split(":")[0] for line in out.splitlines()[1:]] == ["1 clients", "2 clients"]
+    assert out.count(f"{count} hints in") == 2 and out.count(f"status {{200: {count}}}") == 2
 
 
 def _recorded_game(deals: int, seed: int) -> tuple[list[posterior.Turn], list[int], Table, GameState]:
