@@ -1709,6 +1709,39 @@ def test_a_discards_reason_names_the_next_discard_exactly_when_it_is_close() -> 
     assert named > 10
 
 
+def test_a_knocks_reason_says_it_is_close_exactly_when_it_is_near_the_knock_margin() -> None:
+    """Generated discard states with a knock (the first 60 of seed 13; without gin, not on our last turns, where
+    other rules weigh the knock, nor after a card taken only to knock: 25 of them): the reason calls knocking or
+    not close exactly when the best knock's expected points are within 2.5 standard errors (at least 1) of the
+    knock margin, or its standard error is not estimated, and then quotes it; the answer is then a close call."""
+    near = far = 0
+    knocking = (pair for pair in reachable_states(3000, seed=13) if pair[0].phase == "discard" and any(
+        action.type == "knock" for action in engine.legal_actions(*pair)))
+    for state, rules in itertools.islice(knocking, 60):
+        context = engine._prepare(state, rules, 0, FAST)
+        if context.last_turn() or context.one_draw_left() or engine.take_only_to_knock(state, rules):
+            continue
+        advice = hint(state, rules, config=FAST)
+        knocks = [a for a in advice.alternatives if a.unit == "points"]
+        if not knocks or any(a.action.type != "knock" for a in knocks):
+            continue  # no knock, or gin (always made)
+        best = knocks[0]
+        assert best.expected_points is not None
+        error = best.standard_error
+        close = error is None or abs(best.expected_points - FAST.knock_margin) < max(1, 2.5 * error)
+        said = re.search(r" Knocking or not is a close call: (.*)\.$", advice.reason)
+        assert (said is not None) == close, advice.reason
+        if said:
+            assert advice.close_call
+            assert said[1] == ("fewer than 2 effective samples carry the knock's expected points" if error is None
+                               else f"the knock's expected points have a standard error of {error:.1f}"
+                               if 2.5 * error > 1 else
+                               f"the knock's expected points are within 1 of the +{FAST.knock_margin:.1f} points they "
+                               "are weighed against")
+        near, far = near + close, far + (not close)
+    assert near > 3 and far > 3
+
+
 def test_a_take_for_a_knock_and_a_stock_draw_are_never_a_close_call() -> None:
     """Points against deadwood do not compare, however wide the close margin."""
     state = GameState(hand=cards("As 2s 3s 4h 5h 6h 7c 7d Ac Kc"), phase="draw", upcard=parse_card("2c"),
