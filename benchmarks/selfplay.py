@@ -258,7 +258,9 @@ def _interval(values: list[float]) -> tuple[float, float]:
     return mean, 1.96 * math.sqrt(variance / n)
 
 
-def _percentile(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float:
+    """The value at rank ``int(q * n)`` of the ``n`` values sorted (0-based; the largest at most): at or just
+    above a share ``q`` of them."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
@@ -295,8 +297,8 @@ def report(pairs: list[tuple[GameRecord, GameRecord]], opponent: str) -> str:
         f"net points per hand: {points:+.2f} +- {points_half:.2f} (95% CI)",
         f"engine points per hand {sum(g.net for g in games if g.net > 0) / len(games):.2f}, "
         f"opponent {-sum(g.net for g in games if g.net < 0) / len(games):.2f}",
-        f"hint latency over {len(latencies)} moves: p50 {_percentile(latencies, 0.5):.1f} ms, "
-        f"p99 {_percentile(latencies, 0.99):.1f} ms, max {max(latencies):.1f} ms",
+        f"hint latency over {len(latencies)} moves: p50 {percentile(latencies, 0.5):.1f} ms, "
+        f"p99 {percentile(latencies, 0.99):.1f} ms, max {max(latencies):.1f} ms",
         "endings: " + ", ".join(f"{how} {count}" for how, count in sorted(endings.items())),
         f"the opponent took {sum(g.fed for g in games) / len(games):.2f} of the engine's discards per hand",
         deal_shapes(pairs),

@@ -7,15 +7,18 @@ the oracle and the opponent-model scores mean what they say.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import random
 import re
+import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from benchmarks import hint_latency, opponent_model, oracle_parts, posterior, selfplay
+from service.api.schemas import HintRequest
 from service.core.cards import FULL_DECK, hand_from_cards, iter_cards, parse_card, parse_cards
 from service.core.game import Table
 from service.core.hints import DEFAULT_CONFIG, Action, GameState, Hint, _prepare, meld_partners
@@ -220,16 +223,36 @@ def test_the_service_without_analysis_keeps_its_http_layer() -> None:
         hands.analyze = analyze
 
 
+@pytest.mark.parametrize("preset", [None, "gra", "oklahoma"])
+def test_hint_latency_describes_each_state_as_the_service_reads_it(preset: str | None) -> None:
+    rules = resolve_rules(preset)
+    states = hint_latency.self_play_states(1, 3, rules)
+    assert len(states) > 10 and any(state.drawn_from_discard is not None for state in states)
+    returned = dataclasses.replace(states[0], returned_discard=True)  # self-play against the baseline makes none
+    for state in (*states, returned):
+        loaded = HintRequest().load(hint_latency.request_body(state, preset))
+        assert (loaded["state"], loaded["rules"]) == (state, rules)
+
+
 def test_hint_latency_sends_every_self_play_state_and_each_is_answered(capsys: pytest.CaptureFixture[str]) -> None:
-    """Under GRA (a state may say ``returned_discard``), with one client and with two, against a real gunicorn."""
     hint_latency.main(["--deals", "1", "--seed", "3", "--preset", "gra", "--clients", "1", "--clients", "2"])
     out = capsys.readouterr().out
     found = re.match(r"(\d+) hint states from 1 deals of seed 3 \(gra rules\)", out)
     assert found is not None
-    count = int(found.group(1))
-    assert count > 10
-    assert [line.split(":")[0] for line in out.splitlines()[1:]] == ["1 clients", "2 clients"]
-    assert out.count(f"{count} hints in") == 2 and out.count(f"status {{200: {count}}}") == 2
+    count = int(found[1])
+    runs = out.splitlines()[1:]
+    assert [line.split(",")[0] for line in runs] == ["1 clients", "2 clients"]
+    assert all(f": {count} answers; status {{200: {count}}}; no answer {{}}; " in line for line in runs)
+
+
+def test_hint_latency_counts_requests_that_get_no_answer() -> None:
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    tally = hint_latency.post_all(port, [b"{}"] * 3, 2)
+    assert (tally.latencies, tally.failures) == ([], {"ConnectionRefusedError": 3})
+    assert hint_latency.summary(tally) == "0 answers; status {}; no answer {'ConnectionRefusedError': 3}; time " \
+        "budget reached 0"
 
 
 def _recorded_game(deals: int, seed: int) -> tuple[list[posterior.Turn], list[int], Table, GameState]:

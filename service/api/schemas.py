@@ -923,8 +923,10 @@ class HintAlternative(Schema):
         "description": "Where `expected_points` are a knock's (knocks, gin, big gin, takes followed at once by "
         "one, a stock draw valued at the knock held): their standard error, from how the points spread over the "
         "sampled opponent hands and `effective_samples` (0 when every sample scores alike): from `seed` to `seed` "
-        f"they move with a standard deviation of about this much. Null there too with fewer than {ERROR_SAMPLES:g} "
-        "effective samples (a spent time budget can leave so few), when the points rest on about one hand."})
+        f"they move with a standard deviation of about this much. It is itself an estimate, and with few "
+        "`effective_samples` varies from seed to seed too. Null there too with fewer than "
+        f"{ERROR_SAMPLES:g} effective samples (a spent time budget can leave so few), when the points rest on about "
+        "one hand."})
     outs = fields.List(_card(), required=True, metadata={
         "description": "The live outs of the ten cards kept: the unseen cards (not in your hand, the pile or "
         "`opponent_hand_known`) that, drawn next, would lower their least deadwood (after the best discard) or "
@@ -953,12 +955,12 @@ class HintAnswer(Schema):
         f"pass) within {DEFAULT_CONFIG.close_margin:g} of each other's `evaluation`, two discards within "
         f"{DEFAULT_CONFIG.discard_close_margin:g} (another `seed` samples the opponent's hands afresh, which moves "
         "their gap by about half a point typically, and the reason then names the next discard). In expected "
-        f"points: two moves (knocks, the last turn's moves) within {CLOSE_POINTS:g}; in the discard phase also "
-        f"the best knock's expected points within {CLOSE_STANDARD_ERRORS:g} times their `standard_error` (at least "
-        f"{CLOSE_POINTS:g}; always, where it is null) of what they must exceed to be made (`knock_margin`, or near "
-        "the stock's end what playing on is expected to bring), whether it is advised or not; the reason then says "
-        "so. Within is strict, "
-        "to a billionth (sums over samples carry noise below it); a tie is close, unless every move is alike (then "
+        f"points: two moves (knocks, the last turn's moves) within {CLOSE_POINTS:g}; in the discard phase before the "
+        f"last turn also the best knock short of gin (not after a card taken only to knock), its expected points "
+        f"within {CLOSE_STANDARD_ERRORS:g} times their `standard_error` (at least {CLOSE_POINTS:g}; always, where it "
+        "is null) of what they must exceed to be made (`knock_margin`, or near the stock's end what playing on is "
+        "expected to bring), whether it is advised or not; the reason then says why. Within is strict, to a "
+        "billionth (sums over samples carry noise below it); a tie is close, unless every move is alike (then "
         "there is nothing to call)."})
     reason = fields.String(required=True, metadata={
         "description": "The advice in a sentence or two, for people: the melds kept, and why this move (its "

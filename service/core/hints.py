@@ -1856,13 +1856,13 @@ def _knock_reason(knock: _Knock, why: str, frame: SuitFrame) -> str:
 def _near_text(knock: _Knock, bound: float) -> str:
     """Why knocking or not is a close call: the knock is ``near`` the ``bound`` it is weighed against."""
     if knock.standard_error is None:
-        return (f" Knocking or not is a close call: fewer than {ERROR_SAMPLES:g} effective samples carry the knock's "
-                "expected points.")
-    if CLOSE_STANDARD_ERRORS * knock.standard_error <= CLOSE_POINTS:
-        return (f" Knocking or not is a close call: the knock's expected points are within {CLOSE_POINTS:g} of the "
-                f"{_points(bound)} points they are weighed against.")
-    return (" Knocking or not is a close call: the knock's expected points have a standard error of "
-            f"{knock.standard_error:.1f}.")
+        why = f"fewer than {ERROR_SAMPLES:g} effective samples carry the knock's expected points"
+    elif CLOSE_STANDARD_ERRORS * knock.standard_error <= CLOSE_POINTS:
+        why = f"the knock's expected points are within {CLOSE_POINTS:g} of the {_points(bound)} points they are " \
+            "weighed against"
+    else:
+        why = f"the knock's expected points have a standard error of {knock.standard_error:.1f}"
+    return f" Knocking or not is a close call: {why}."
 
 
 def _last_turn_text(context: _Context, best_end: Alternative | None) -> str:

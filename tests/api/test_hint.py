@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from benchmarks.hint_latency import request_body
 from service.api import render, schemas
 from service.core.cards import format_card, parse_card, parse_cards
 from service.core.game import Table
@@ -409,13 +410,7 @@ def test_a_long_deal_of_pile_takes_is_answered(call: Call, least_discards: int) 
     """Players who keep taking each other's discards can make a deal last without end: its discards were refused
     past 52 (103 of some 12,400 generated states with many pile takes)."""
     state = _pile_heavy_state(least_discards)
-    body = {"hand": [format_card(card) for card in state.hand], "phase": state.phase,
-            "discard_pile": [format_card(card) for card in state.discard_pile], "stock_count": state.stock_count,
-            "opponent_hand_known": [format_card(card) for card in state.opponent_hand_known],
-            "opponent_discards": [format_card(card) for card in state.opponent_discards],
-            "upcard": format_card(state.upcard) if state.upcard is not None else None,
-            "returned_discard": state.returned_discard}
-    answer = call("POST", "/v1/hint", json=body).get_json()
+    answer = call("POST", "/v1/hint", json=request_body(state)).get_json()
     legal = {(action.type, None if action.card is None else format_card(action.card))
              for action in legal_actions(state, resolve_rules(None))}
     assert (answer["action"]["type"], answer["action"]["card"]) in legal
