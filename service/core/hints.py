@@ -161,7 +161,8 @@ bring) make knocking or not too close to call, whichever is advised: from seed t
 deviation of about one standard error."""
 ERROR_SAMPLES = 2.0
 """Effective samples below which a knock's standard error is not estimated: the points then rest on about one
-hand (a spent time budget can leave so few), and knocking or not is always too close to call."""
+hand (a spent time budget can leave so few), and knocking or not is too close to call (unless the knock margin
+is infinite)."""
 
 
 class HintStateError(FieldError):
@@ -729,7 +730,9 @@ class _Knock:
 
     def near(self, bound: float) -> bool:
         """Whether the expected points are too close to ``bound`` (``CLOSE_STANDARD_ERRORS``) to tell which side
-        of it the knock falls."""
+        of it the knock falls (never an infinite bound: no knock is made on points then)."""
+        if math.isinf(bound):
+            return False
         return self.standard_error is None or abs(_points_apart(self.expected_points, bound)) < max(
             CLOSE_POINTS, CLOSE_STANDARD_ERRORS * self.standard_error)
 

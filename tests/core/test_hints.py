@@ -1852,6 +1852,9 @@ def test_a_knock_resting_on_too_few_samples_is_always_a_close_call(seed: int, ac
     assert advice.close_call
     assert advice.reason.endswith(" Knocking or not is a close call: fewer than 2 effective samples carry the knock's "
                                   "expected points.")
+    never = hint(state, Rules(), seed=seed, budget=stopwatch(0), config=replace(DEFAULT_CONFIG, knock_margin=math.inf))
+    assert never.action == Action("discard", parse_card("9h")) and not never.close_call  # no knock on points at all
+    assert never.reason.endswith("with an infinite knock margin no knock is made on points.")
 
 
 def test_a_knock_declined_for_playing_on_is_weighed_against_that_not_the_margin() -> None:
